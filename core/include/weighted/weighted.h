@@ -1,0 +1,309 @@
+/*
+ * weighted: a health-aware, dynamically weighted load-balancing engine.
+ *
+ * This is the one stable door into the engine. It is C99: no C++ type, no exception and no
+ * ownership that the caller cannot see crosses it.
+ *
+ * Conventions that hold for every function below unless its comment says otherwise:
+ *   - Naming is wt_<object>_<verb>.
+ *   - Every entry point returns a wt_status. WT_OK is 0; other values are pinned forever (they
+ *     are never renumbered, new ones are only appended).
+ *   - On failure, wt_last_error() returns a message for the calling thread naming what was wrong,
+ *     where (a JSON path, a line and column, an argument name) and why. The state of every object
+ *     is exactly as it was before the failing call.
+ *   - Out-parameters are written only on WT_OK.
+ *   - Memory returned through a char** is owned by the caller and released with wt_free().
+ *   - Thread safety: every function may be called concurrently from any thread on the same
+ *     engine, except wt_engine_destroy(), which must be the last call on an engine and must not
+ *     race with any other call on it.
+ *   - Units: latencies are milliseconds as double; times are nanoseconds as int64_t on the
+ *     engine's clock; resource levels are fractions in [0, 1]; weights are non-negative doubles
+ *     in the caller's own scale (discovery metadata: 1, 100, ...).
+ */
+#ifndef WEIGHTED_WEIGHTED_H
+#define WEIGHTED_WEIGHTED_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(_WIN32)
+#  if defined(WT_BUILDING_LIBRARY)
+#    define WT_API __declspec(dllexport)
+#  else
+#    define WT_API __declspec(dllimport)
+#  endif
+#else
+#  define WT_API __attribute__((visibility("default")))
+#endif
+
+/* ---------------------------------------------------------------------------------------------
+ * Version
+ * ------------------------------------------------------------------------------------------- */
+
+#define WT_VERSION_MAJOR 1
+#define WT_VERSION_MINOR 0
+#define WT_VERSION_PATCH 0
+/* MAJOR * 10000 + MINOR * 100 + PATCH. Bindings compare the major part with wt_version_number()
+ * at load time and refuse a library of another major version. */
+#define WT_VERSION_NUMBER (WT_VERSION_MAJOR * 10000 + WT_VERSION_MINOR * 100 + WT_VERSION_PATCH)
+
+/* The version of the library actually loaded, as WT_VERSION_NUMBER computes it. */
+WT_API uint32_t wt_version_number(void);
+/* The same as "MAJOR.MINOR.PATCH". Static storage; never free it. */
+WT_API const char* wt_version_string(void);
+
+/* ---------------------------------------------------------------------------------------------
+ * Status codes and errors
+ * ------------------------------------------------------------------------------------------- */
+
+typedef enum wt_status {
+  WT_OK = 0,
+  WT_ERR_INVALID_ARGUMENT = 1, /* a NULL pointer, NaN, a negative or absurd value, a bad enum */
+  WT_ERR_CONFIG_PARSE = 2,     /* the config is not JSON; the message gives line and column */
+  WT_ERR_CONFIG_INVALID = 3,   /* JSON, but a key is unknown or a value has the wrong type or
+                                  range; the message gives the JSON path */
+  WT_ERR_NOT_FOUND = 4,        /* an unknown service or endpoint id */
+  WT_ERR_IO = 5,               /* a config file could not be read */
+  WT_ERR_NO_ENDPOINT = 6,      /* pick on a service whose endpoint set is empty */
+  WT_ERR_LIMIT = 7,            /* a configured limit (config size, services, endpoints) */
+  WT_ERR_WRONG_CLOCK = 8,      /* a manual-clock call on a real-clock engine, or the reverse */
+  WT_ERR_STALE = 9,            /* report on an endpoint key whose endpoint has since been
+                                  removed; the outcome is counted as stale, not lost */
+  WT_ERR_NO_MEMORY = 10,
+  WT_ERR_DUPLICATE = 11,       /* the same endpoint id twice in one endpoint set */
+  WT_ERR_INTERNAL = 99         /* a bug: please report it with the message */
+} wt_status;
+
+/* The calling thread's message for its last failed call; "" when the last call succeeded.
+ * Owned by the library; valid until the calling thread's next call into the library. */
+WT_API const char* wt_last_error(void);
+/* A stable name such as "WT_ERR_CONFIG_INVALID"; "WT_UNKNOWN_STATUS" for other values. */
+WT_API const char* wt_status_name(int status);
+/* Releases memory that the library returned through a char**. Accepts NULL. */
+WT_API void wt_free(void* p);
+
+/* ---------------------------------------------------------------------------------------------
+ * Config
+ *
+ * The config is one JSON document shared by C, Java and Python (see docs/config.md and
+ * docs/config.schema.json). Every key is optional; absent keys take the default of the chosen
+ * "profile" ("default" or "article").
+ * ------------------------------------------------------------------------------------------- */
+
+/* Checks a config without creating anything. `len` is the byte length of `json` (it need not be
+ * NUL-terminated). Returns WT_OK, WT_ERR_CONFIG_PARSE, WT_ERR_CONFIG_INVALID or WT_ERR_LIMIT. */
+WT_API wt_status wt_config_validate(const char* json, size_t len);
+
+/* Writes the fully resolved config (every key, defaults filled in) as JSON to *out_json. */
+WT_API wt_status wt_config_resolve(const char* json, size_t len, char** out_json);
+
+/* ---------------------------------------------------------------------------------------------
+ * Engine
+ * ------------------------------------------------------------------------------------------- */
+
+typedef struct wt_engine wt_engine;
+typedef struct wt_service wt_service;
+
+typedef enum wt_clock_mode {
+  /* The engine reads a monotonic clock and runs its controller on a thread of its own. */
+  WT_CLOCK_REAL = 0,
+  /* Time starts at 0 and moves only through wt_engine_advance(); the controller cycles that fall
+   * due run inside that call, on the caller's thread. With the same config, calls and seed the
+   * engine then behaves identically from run to run: tests and the simulator use this. */
+  WT_CLOCK_MANUAL = 1
+} wt_clock_mode;
+
+/* Creates an engine from config JSON text. On success *out owns a new engine. */
+WT_API wt_status wt_engine_create(const char* json, size_t len, int clock_mode, wt_engine** out);
+/* The same, reading the config from a file. */
+WT_API wt_status wt_engine_create_from_file(const char* path, int clock_mode, wt_engine** out);
+/* Stops the controller, frees every service and endpoint. Accepts NULL. Must not race with any
+ * other call on the same engine; every wt_service* of this engine is invalid afterwards. */
+WT_API void wt_engine_destroy(wt_engine* engine);
+
+/* Replaces the config at run time. An invalid config is rejected with its message and the old
+ * one stays in force. Endpoint state (windows, weights, isolation) is kept across a reload. */
+WT_API wt_status wt_engine_reload(wt_engine* engine, const char* json, size_t len);
+WT_API wt_status wt_engine_reload_from_file(wt_engine* engine, const char* path);
+
+/* The engine's current time in nanoseconds (monotonic; 0 at creation in manual mode). */
+WT_API wt_status wt_engine_now(wt_engine* engine, int64_t* out_ns);
+
+/* Manual clock only: moves time forward by `delta_ns` (>= 0) and runs, in order and at their
+ * exact times, every controller cycle that falls due. Event callbacks run on this thread. */
+WT_API wt_status wt_engine_advance(wt_engine* engine, int64_t delta_ns);
+
+/* Runs one controller cycle now, whatever the clock mode (for tools and tests). */
+WT_API wt_status wt_engine_run_cycle(wt_engine* engine);
+
+/* Looks up a service by name, creating it (with no endpoints) if it does not exist yet.
+ * The handle is owned by the engine and stays valid until wt_engine_destroy(); services are
+ * never removed. Names are 1..256 bytes of UTF-8. */
+WT_API wt_status wt_engine_service(wt_engine* engine, const char* name, wt_service** out);
+
+/* ---------------------------------------------------------------------------------------------
+ * Endpoints (discovery updates)
+ * ------------------------------------------------------------------------------------------- */
+
+typedef struct wt_endpoint_spec {
+  const char* id;     /* unique in the set, 1..256 bytes; e.g. "10.0.0.7:8080" */
+  double base_weight; /* > 0 and finite; from discovery metadata */
+} wt_endpoint_spec;
+
+/* Replaces the service's endpoint set. Endpoints whose id stays keep all their state (windows,
+ * weight, isolation) and take the new base weight; removed ones are dropped (reports on them
+ * then return WT_ERR_STALE); new ones start in slow start, except in a service's first
+ * non-empty set. An empty set is allowed: picks then return WT_ERR_NO_ENDPOINT.
+ * The position of each spec in `specs` is the `index` that wt_pick reports. */
+WT_API wt_status wt_service_set_endpoints(wt_service* service, const wt_endpoint_spec* specs,
+                                          size_t count);
+
+/* The key of an endpoint by id (for wt_service_complete / wt_service_report_key). */
+WT_API wt_status wt_service_endpoint_key(wt_service* service, const char* id, uint64_t* out_key);
+
+/* Copies the id of the endpoint with `key` into buf (NUL-terminated). *out_len receives the id's
+ * length without the NUL; if cap is too small nothing is copied and WT_ERR_INVALID_ARGUMENT is
+ * returned with *out_len set, so the caller can retry with a larger buffer. */
+WT_API wt_status wt_service_endpoint_id(wt_service* service, uint64_t key, char* buf, size_t cap,
+                                        size_t* out_len);
+
+/* ---------------------------------------------------------------------------------------------
+ * Pick and report (the hot path: no global lock; safe from any number of threads)
+ * ------------------------------------------------------------------------------------------- */
+
+enum {
+  WT_PICK_PROBE = 1u << 0,   /* the endpoint is half-isolated; this request is a probe */
+  WT_PICK_PANIC = 1u << 1,   /* the service is in panic: plain round-robin over all endpoints */
+  WT_PICK_TRACKED = 1u << 2  /* an in-flight count was taken: finish with complete or cancel */
+};
+
+typedef struct wt_pick {
+  uint64_t key;      /* the endpoint, for wt_service_complete(); stable while it stays in the set */
+  uint64_t epoch;    /* which wt_service_set_endpoints() call `index` refers to (1, 2, ...) */
+  uint32_t index;    /* position of the endpoint in the specs array of that call */
+  uint32_t flags;    /* WT_PICK_* bits */
+} wt_pick;
+
+/* Chooses an endpoint. Returns WT_ERR_NO_ENDPOINT when the set is empty. */
+WT_API wt_status wt_service_pick(wt_service* service, wt_pick* out);
+
+typedef enum wt_outcome {
+  WT_OUTCOME_SUCCESS = 0,
+  WT_OUTCOME_HTTP_5XX = 1,      /* the server answered with a 5xx status */
+  WT_OUTCOME_TIMEOUT = 2,       /* the request or the connection timed out */
+  WT_OUTCOME_CONNECT_ERROR = 3, /* refused, reset, unreachable */
+  WT_OUTCOME_BUSINESS_ERROR = 4 /* the call "succeeded" but carried a business error code */
+} wt_outcome;
+#define WT_OUTCOME_COUNT 5
+
+/* Maps an HTTP status to an outcome: 500..599 is WT_OUTCOME_HTTP_5XX, anything else success
+ * (a 4xx is the caller's fault, not the endpoint's). */
+WT_API int wt_outcome_from_http_status(int http_status);
+
+/* Finishes a pick: records the outcome and, if the pick was WT_PICK_TRACKED, releases its
+ * in-flight count. `latency_ms` must be finite, >= 0 and at most the config's
+ * limits.max_latency_ms. Returns WT_ERR_STALE if the endpoint was removed meanwhile. */
+WT_API wt_status wt_service_complete(wt_service* service, const wt_pick* pick, double latency_ms,
+                                     int outcome);
+/* Finishes a pick without an outcome (the request was never sent). */
+WT_API wt_status wt_service_cancel(wt_service* service, const wt_pick* pick);
+
+/* Records an outcome observed elsewhere (a metrics pipeline, a circuit breaker's event stream):
+ * no in-flight count is touched. By endpoint key or by id. */
+WT_API wt_status wt_service_report_key(wt_service* service, uint64_t key, double latency_ms,
+                                       int outcome);
+WT_API wt_status wt_service_report(wt_service* service, const char* endpoint_id,
+                                   double latency_ms, int outcome);
+
+typedef struct wt_report {
+  uint64_t key;
+  double latency_ms;
+  int32_t outcome;
+  int32_t status; /* out: the wt_status of this entry */
+} wt_report;
+
+/* Records many outcomes at once (as wt_service_report_key each). Returns WT_OK if every entry
+ * was recorded, else the first failing entry's status; each entry's own status is written
+ * back, and valid entries are recorded even when others fail. *out_recorded may be NULL. */
+WT_API wt_status wt_service_report_batch(wt_service* service, wt_report* reports, size_t count,
+                                         size_t* out_recorded);
+
+enum {
+  WT_RES_CPU = 1u << 0,
+  WT_RES_MEMORY = 1u << 1,
+  WT_RES_THREAD_POOL = 1u << 2,    /* active threads / pool size */
+  WT_RES_CONNECTION_POOL = 1u << 3 /* connections in use / pool size */
+};
+
+typedef struct wt_resources {
+  uint32_t present; /* WT_RES_* bits: which of the fields below carry a value */
+  double cpu;
+  double memory;
+  double thread_pool;
+  double connection_pool;
+} wt_resources;
+
+/* Records a resource sample for an endpoint; each present field must be in [0, 1]. Samples are
+ * averaged over the sliding window. */
+WT_API wt_status wt_service_report_resources(wt_service* service, const char* endpoint_id,
+                                             const wt_resources* resources);
+
+/* ---------------------------------------------------------------------------------------------
+ * Events
+ * ------------------------------------------------------------------------------------------- */
+
+typedef enum wt_event_type {
+  WT_EVENT_WEIGHT_CHANGED = 1,
+  WT_EVENT_ISOLATED = 2,        /* penalty reached the isolation level: probe traffic only */
+  WT_EVENT_RESTORED = 3,        /* healthy probe results: the endpoint left isolation */
+  WT_EVENT_FORCED_RESTORE = 4,  /* alert: max isolation time ran out; forced back to a share
+                                   of its base weight without healthy probes. Needs a human. */
+  WT_EVENT_PANIC_ENTER = 5,     /* every weight fell below the panic threshold */
+  WT_EVENT_PANIC_EXIT = 6,
+  WT_EVENT_ENDPOINT_ADDED = 7,
+  WT_EVENT_ENDPOINT_REMOVED = 8,
+  WT_EVENT_CONFIG_RELOADED = 9
+} wt_event_type;
+
+typedef struct wt_event {
+  int32_t type;          /* wt_event_type */
+  int64_t time_ns;
+  const char* service;
+  const char* endpoint;  /* "" for service- and engine-wide events */
+  double old_weight;
+  double new_weight;
+  const char* reason;    /* JSON object: the rules that fired, on which values */
+} wt_event;
+
+/* Called for every event, from the controller thread (real clock) or from the thread inside
+ * wt_engine_advance()/wt_engine_run_cycle() (manual clock), never while the engine holds a
+ * lock. The event and its strings are valid only during the call. It must not call
+ * wt_engine_destroy() or wt_engine_set_event_callback(). NULL removes the callback. */
+typedef void (*wt_event_fn)(void* user, const wt_event* event);
+WT_API wt_status wt_engine_set_event_callback(wt_engine* engine, wt_event_fn fn, void* user);
+
+/* Takes the oldest queued event. Returns WT_OK with *out_has_event = 1 and *out filled, or
+ * *out_has_event = 0 when the queue is empty. The strings in *out stay valid until the next
+ * wt_engine_poll_event() on this engine (from any thread) or its destruction. The queue holds
+ * events.queue_capacity events; older ones are dropped and counted in the snapshot. */
+WT_API wt_status wt_engine_poll_event(wt_engine* engine, wt_event* out, int* out_has_event);
+
+/* ---------------------------------------------------------------------------------------------
+ * Observability
+ * ------------------------------------------------------------------------------------------- */
+
+/* All state as JSON (weights, targets, penalties with per-rule contributions, states, window
+ * statistics, lifetime totals); free *out_json with wt_free(). *out_len may be NULL. */
+WT_API wt_status wt_engine_snapshot_json(wt_engine* engine, char** out_json, size_t* out_len);
+/* The same in Prometheus text exposition format 0.0.4. */
+WT_API wt_status wt_engine_prometheus(wt_engine* engine, char** out_text, size_t* out_len);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* WEIGHTED_WEIGHTED_H */
