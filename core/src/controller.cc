@@ -1,0 +1,117 @@
+#include "controller.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "clock.h"
+
+namespace weighted {
+
+const char* StateName(State s) {
+  switch (s) {
+    case State::kHealthy: return "healthy";
+    case State::kDegraded: return "degraded";
+    case State::kIsolated: return "isolated";
+    case State::kRecovering: return "recovering";
+  }
+  return "unknown";
+}
+
+std::string ReasonJson(const ControlState& c) {
+  std::string rules;
+  for (const RuleHit& h : c.eval.hits) {
+    if (!h.fired) continue;
+    if (!rules.empty()) rules += ',';
+    rules += fmt::format(R"({{"metric":"{}","value":{:.6g},"threshold":{:.6g},"penalty":{:.6g}}})",
+                         MetricName(h.metric), h.value, h.threshold, h.penalty);
+  }
+  return fmt::format(R"({{"penalty":{:.6g},"requests":{},"known":{},"rules":[{}]}})",
+                     c.eval.penalty, c.stats.requests, c.known, rules);
+}
+
+double SlowStartFactor(const Config& cfg, int64_t added_ns, int64_t now_ns) {
+  const auto& ss = cfg.slow_start;
+  if (ss.window_ms <= 0) return 1;
+  const double window_ns = double(ss.window_ms) * kNsPerMs;
+  const double t = double(now_ns - added_ns);
+  if (t >= window_ns) return 1;
+  // Envoy: time_factor = max(t, 1 s) / window; weight x max(min, time_factor^(1/aggression)).
+  const double tf = std::max(t, 1e9) / window_ns;
+  return std::clamp(std::pow(tf, 1.0 / ss.aggression), ss.min_fraction, 1.0);
+}
+
+namespace {
+
+void Emit(std::vector<PendingEvent>* out, wt_event_type type, int64_t now, const Endpoint& ep,
+          double old_w, double new_w) {
+  out->push_back({type, now, ep.id, old_w, new_w, ReasonJson(ep.ctl)});
+}
+
+// Leaves isolation on healthy probes, or by force when max isolation time runs out (S-P2).
+void StepIsolated(const Config& cfg, int64_t now, Endpoint& ep, std::vector<PendingEvent>* ev) {
+  ControlState& c = ep.ctl;
+  if (now - c.isolated_since_ns >= cfg.isolation.max_ms * kNsPerMs) {
+    c.weight = cfg.isolation.restore_fraction * c.base;
+    c.state = State::kRecovering;
+    c.last_change_ns = now;
+    ++c.forced_restores;
+    c.window.Clear();  // judge the restored endpoint on what it does from now on
+    Emit(ev, WT_EVENT_FORCED_RESTORE, now, ep, 0, c.weight);
+    return;
+  }
+  // The window was cleared on entry, so it holds probe results only.
+  if (c.known && c.eval.penalty < 1) {
+    c.weight = std::min(c.target, cfg.controller.max_step * c.base);
+    c.state = State::kRecovering;
+    c.last_change_ns = now;
+    Emit(ev, WT_EVENT_RESTORED, now, ep, 0, c.weight);
+  }
+}
+
+}  // namespace
+
+void StepEndpoint(const Config& cfg, int64_t now, Endpoint& ep, std::vector<PendingEvent>* ev) {
+  ControlState& c = ep.ctl;
+  const double penalty = c.eval.penalty;
+  c.target = c.base * (1 - std::min(penalty, 1.0));
+  if (c.state == State::kIsolated) return StepIsolated(cfg, now, ep, ev);
+
+  if (penalty >= 1) {
+    const double old = c.weight;
+    c.state = State::kIsolated;
+    c.isolated_since_ns = now;
+    c.weight = 0;
+    c.last_change_ns = now;
+    Emit(ev, WT_EVENT_ISOLATED, now, ep, old, 0);
+    c.window.Clear();
+    return;
+  }
+
+  const bool both = cfg.controller.step_limit == StepLimit::kBoth;
+  const double step = cfg.controller.max_step * c.base;
+  const bool cooled = now - c.last_change_ns >= cfg.controller.cooldown_ms * kNsPerMs;
+  double w = c.weight;
+  if (c.target < w) {
+    // Default profile: a cut acts at once, since every cycle spent on a sick endpoint costs
+    // errors; the article profile steps down like it steps up (docs/algorithm.md).
+    if (!both) w = c.target;
+    else if (cooled) w = std::max(c.target, w - step);
+  } else if (c.target > w && cooled) {
+    w = std::min(c.target, w + step);
+  }
+  if (w != c.weight) {
+    const double old = c.weight;
+    c.weight = w;
+    // The cooldown holds a weight after a cut (anti-flap). Increases are already limited to
+    // one step per cycle; only the article profile also waits the cooldown between them.
+    if (w < old || both) c.last_change_ns = now;
+    Emit(ev, WT_EVENT_WEIGHT_CHANGED, now, ep, old, w);
+  }
+  c.state = penalty > 0 ? State::kDegraded
+          : c.weight < c.base ? State::kRecovering
+          : State::kHealthy;
+}
+
+}  // namespace weighted

@@ -1,0 +1,55 @@
+// One backend endpoint: the part that pick/report touch with atomics (hot) and the part that
+// only the controller touches, under its service's mutex (ctl).
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <string>
+
+#include "rules.h"
+#include "stats.h"
+
+namespace weighted {
+
+enum class State : uint8_t {
+  kHealthy,     // no rule fires; weight at (or stepping up to) base
+  kDegraded,    // some rules fire; weight cut to base x (1 - penalty)
+  kIsolated,    // penalty >= 1: probe traffic only (S-W3, S-S3)
+  kRecovering,  // left isolation (or was force-restored); stepping back up
+};
+const char* StateName(State s);
+
+struct ControlState {
+  double base = 1;
+  double weight = 1;  // health weight, before slow start and isolation
+  double target = 1;
+  State state = State::kHealthy;
+  bool known = false;  // the window has min_requests results (unknown is not low)
+  int64_t last_change_ns = INT64_MIN / 2;  // for the cooldown; "long ago" at creation
+  int64_t isolated_since_ns = 0;
+  int64_t added_ns = 0;
+  bool slow_start = false;
+  uint64_t forced_restores = 0;
+  double effective = 1;  // the scheduling weight last published (after slow start, isolation)
+  Window window;
+  WindowStats stats;     // as of the last cycle
+  Evaluation eval;       // as of the last cycle
+};
+
+struct Endpoint {
+  Endpoint(std::string id_, uint64_t key_) : id(std::move(id_)), key(key_) {}
+
+  const std::string id;
+  const uint64_t key;  // (incarnation << 32) | slot; never reused within a service
+
+  HotStats stats;
+  std::atomic<int32_t> inflight{0};
+  // Load-aware mode: peak EWMA of latency (Finagle). Updated racily on report: a lost update
+  // under contention shifts one sample's influence, never corrupts the value.
+  std::atomic<double> ewma_ms{0};
+  std::atomic<int64_t> ewma_at_ns{0};
+
+  ControlState ctl;
+};
+
+}  // namespace weighted

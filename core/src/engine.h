@@ -1,0 +1,75 @@
+// The engine: config, clock, services, the controller loop and the event queue. Everything the
+// C API exposes hangs off one Engine.
+#pragma once
+
+#include <condition_variable>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <thread>
+
+#include "clock.h"
+#include "config.h"
+#include "events.h"
+#include "reclaim.h"
+#include "service.h"
+#include "status.h"
+
+namespace weighted {
+
+class Engine {
+ public:
+  static Status Create(std::string_view json, int clock_mode, std::unique_ptr<Engine>* out);
+  ~Engine();
+
+  Status Reload(std::string_view json);
+  int64_t Now() const { return clock_->NowNs(); }
+  bool manual() const { return clock_->manual(); }
+  Status Advance(int64_t delta_ns);
+  void RunCycle();
+  Status GetService(const char* name, Service** out);
+  Status SetEndpoints(Service* svc, const wt_endpoint_spec* specs, size_t count);
+
+  EventQueue& events() { return events_; }
+  std::shared_ptr<const Config> config() const;
+  std::string SnapshotJson();
+  std::string Prometheus();
+
+  // Detects a destroyed or foreign handle on a best-effort basis at the C boundary.
+  bool Valid() const { return magic_ == kMagic; }
+
+ private:
+  Engine(Config cfg, int clock_mode);
+  void RunCycleAt(int64_t now);  // requires cycle_mu_
+  void ControllerLoop();
+  void Dispatch(std::vector<std::pair<Service*, std::vector<PendingEvent>>>& batches);
+
+  static constexpr uint64_t kMagic = 0x77742d656e67696eull;  // "wt-engin"
+  uint64_t magic_ = kMagic;
+
+  std::unique_ptr<Clock> clock_;
+  ManualClock* manual_clock_ = nullptr;
+
+  mutable std::mutex config_mu_;
+  std::shared_ptr<const Config> config_;
+
+  // Declared before the services: services retire snapshots into it, so it must outlive them.
+  Reclaimer reclaimer_;
+  EventQueue events_;
+
+  std::mutex services_mu_;
+  std::map<std::string, std::unique_ptr<Service>, std::less<>> services_;
+
+  std::mutex cycle_mu_;  // one controller cycle at a time
+  int64_t next_cycle_ns_ = 0;
+
+  std::mutex loop_mu_;
+  std::condition_variable loop_cv_;
+  bool stop_ = false;
+  std::thread controller_;
+};
+
+}  // namespace weighted

@@ -1,0 +1,119 @@
+#include "reclaim.h"
+
+#include <random>
+#include <unordered_set>
+
+namespace weighted {
+
+namespace {
+
+// Engines alive now, so that a thread that exits can hand its Reader records back only to
+// engines that still exist.
+std::mutex g_registry_mu;
+std::unordered_set<uint64_t>& LiveEngines() {
+  static auto* live = new std::unordered_set<uint64_t>();  // never destroyed: used at thread exit
+  return *live;
+}
+std::atomic<uint64_t> g_next_uid{1};
+
+uint64_t Mix(uint64_t x) {  // splitmix64 finaliser
+  x += 0x9e3779b97f4a7c15ull;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+  return x ^ (x >> 31);
+}
+
+struct ThreadCache {
+  static constexpr int kSize = 8;
+  struct Entry {
+    uint64_t uid = 0;
+    Reclaimer::Reader* reader = nullptr;
+  };
+  Entry entries[kSize];
+
+  static void Release(const Entry& e) {
+    std::lock_guard lock(g_registry_mu);
+    if (e.reader && LiveEngines().count(e.uid)) e.reader->in_use.store(false);
+  }
+  ~ThreadCache() {
+    for (const Entry& e : entries) Release(e);
+  }
+};
+thread_local ThreadCache t_cache;
+
+}  // namespace
+
+Reclaimer::Reclaimer(uint64_t seed)
+    : uid_(g_next_uid.fetch_add(1)), seed_(seed ? seed : std::random_device{}()) {
+  std::lock_guard lock(g_registry_mu);
+  LiveEngines().insert(uid_);
+}
+
+Reclaimer::~Reclaimer() {
+  {
+    std::lock_guard lock(g_registry_mu);
+    LiveEngines().erase(uid_);
+  }
+  for (auto& [epoch, fn] : retired_) fn();
+}
+
+Reclaimer::Reader& Reclaimer::ThisThread() {
+  auto& e = t_cache.entries;
+  if (e[0].uid == uid_) return *e[0].reader;
+  int i = 1;
+  while (i < ThreadCache::kSize && e[i].uid != uid_) ++i;
+  ThreadCache::Entry found;
+  if (i < ThreadCache::kSize) {
+    found = e[i];
+  } else {
+    i = ThreadCache::kSize - 1;
+    ThreadCache::Release(e[i]);  // evict the least recently used engine's record
+    found = {uid_, &Allocate()};
+  }
+  for (; i > 0; --i) e[i] = e[i - 1];  // move to front
+  e[0] = found;
+  return *found.reader;
+}
+
+Reclaimer::Reader& Reclaimer::Allocate() {
+  std::lock_guard lock(mu_);
+  for (Reader& r : readers_) {
+    if (!r.in_use.load()) {
+      r.in_use.store(true);
+      return r;
+    }
+  }
+  Reader& r = readers_.emplace_back();
+  r.rng = Mix(seed_ ^ Mix(readers_.size()));
+  r.rr = static_cast<uint32_t>(r.Next());  // a random start, so clients do not move in lockstep
+  r.in_use.store(true);
+  return r;
+}
+
+void Reclaimer::Retire(std::function<void()> fn) {
+  std::lock_guard lock(mu_);
+  // Readers that pin an epoch after this increment already see the new publication.
+  retired_.emplace_back(epoch_.fetch_add(1, std::memory_order_seq_cst), std::move(fn));
+}
+
+void Reclaimer::Collect() {
+  std::vector<std::function<void()>> ready;
+  {
+    std::lock_guard lock(mu_);
+    uint64_t oldest = UINT64_MAX;
+    for (const Reader& r : readers_) {
+      uint64_t a = r.active.load(std::memory_order_seq_cst);
+      if (a && a < oldest) oldest = a;
+    }
+    // An object retired at epoch E may be held by readers that pinned E or earlier.
+    auto keep = retired_.begin();
+    for (auto it = retired_.begin(); it != retired_.end(); ++it) {
+      if (it->first < oldest) ready.push_back(std::move(it->second));
+      else *keep++ = std::move(*it);
+    }
+    retired_.erase(keep, retired_.end());
+  }
+  for (auto& fn : ready) fn();
+}
+
+}  // namespace weighted

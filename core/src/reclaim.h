@@ -1,0 +1,76 @@
+// Epoch-based reclamation for the lock-free read side. pick() and report() read the service's
+// current snapshot (and the endpoints it points to) while the controller may publish a new one;
+// the old one is freed only once no reader can still hold it.
+//
+// Each thread gets its own Reader record per engine (cache-line aligned, found through a
+// thread-local cache), so the read side writes only to memory that thread owns: no shared write
+// on the pick path (CONVENTIONS: Envoy's per-worker balancers; gRPC's refcount is the shared
+// write we avoid). The Reader also carries the thread's random stream and round-robin position.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <mutex>
+#include <vector>
+
+namespace weighted {
+
+class Reclaimer {
+ public:
+  struct alignas(64) Reader {
+    std::atomic<uint64_t> active{0};  // the epoch this reader pinned; 0 = not reading
+    uint64_t rng = 0;                 // wyrand state
+    uint32_t rr = 0;                  // round-robin position for panic mode
+    std::atomic<bool> in_use{false};
+
+    uint64_t Next() {  // wyrand: fast, passes BigCrush; one multiply per draw
+      rng += 0xa0761d6478bd642full;
+      __uint128_t m = static_cast<__uint128_t>(rng) * (rng ^ 0xe7037ed1a0b428dbull);
+      return static_cast<uint64_t>(m >> 64) ^ static_cast<uint64_t>(m);
+    }
+  };
+
+  // seed 0 draws a random seed; otherwise the n-th thread to use this engine gets a stream
+  // derived from (seed, n), so a single-threaded run is reproducible.
+  explicit Reclaimer(uint64_t seed);
+  ~Reclaimer();
+  Reclaimer(const Reclaimer&) = delete;
+  Reclaimer& operator=(const Reclaimer&) = delete;
+
+  Reader& ThisThread();
+
+  class Guard {
+   public:
+    Guard(Reclaimer& rc, Reader& r) : r_(r) {
+      r_.active.store(rc.epoch_.load(std::memory_order_relaxed), std::memory_order_seq_cst);
+    }
+    ~Guard() { r_.active.store(0, std::memory_order_release); }
+    Guard(const Guard&) = delete;
+    Guard& operator=(const Guard&) = delete;
+
+   private:
+    Reader& r_;
+  };
+
+  // Frees `fn`'s object once every reader that might have seen it has left. Call after the
+  // object was unpublished.
+  void Retire(std::function<void()> fn);
+  // Runs the frees that are safe now. Writers call it after publishing.
+  void Collect();
+
+  uint64_t uid() const { return uid_; }
+
+ private:
+  Reader& Allocate();
+
+  const uint64_t uid_;
+  const uint64_t seed_;
+  std::atomic<uint64_t> epoch_{1};
+  std::mutex mu_;
+  std::deque<Reader> readers_;  // deque: stable addresses
+  std::vector<std::pair<uint64_t, std::function<void()>>> retired_;
+};
+
+}  // namespace weighted

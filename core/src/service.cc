@@ -1,0 +1,369 @@
+#include "service.h"
+
+#include <algorithm>
+#include <cmath>
+#include <unordered_set>
+
+#include <fmt/format.h>
+
+namespace weighted {
+
+namespace {
+constexpr size_t kMaxIdBytes = 256;
+constexpr double kMaxBaseWeight = 1e9;
+constexpr uint64_t kProbeCap = uint64_t{1} << 31;  // probes never take more than half the picks
+}  // namespace
+
+// Pins the current snapshot for one hot-path call.
+struct Service::Guarded {
+  explicit Guarded(Service& s)
+      : reader(s.reclaimer_.ThisThread()), guard(s.reclaimer_, reader),
+        snap(s.snapshot_.load(std::memory_order_seq_cst)) {}
+  Reclaimer::Reader& reader;
+  Reclaimer::Guard guard;
+  const Snapshot* snap;
+};
+
+Service::Service(std::string name, Engine& owner, Reclaimer& reclaimer, const Clock& clock,
+                 const Config& cfg)
+    : name_(std::move(name)), owner_(owner), reclaimer_(reclaimer), clock_(clock) {
+  // Hot paths always find a snapshot, if an empty one.
+  std::vector<PendingEvent> none;
+  Publish(cfg, clock_.NowNs(), &none);
+}
+
+Service::~Service() {
+  // The engine is being destroyed: no reader is left, older snapshots sit in the reclaimer.
+  delete snapshot_.load();
+  for (Endpoint* ep : endpoints_) delete ep;
+}
+
+uint64_t Service::NewKey() {
+  uint32_t slot;
+  if (!free_slots_.empty()) {
+    slot = free_slots_.back();
+    free_slots_.pop_back();
+  } else {
+    slot = static_cast<uint32_t>(slot_incarnation_.size());
+    slot_incarnation_.push_back(0);
+  }
+  // A reused slot gets a new incarnation, so a key held across a removal is refused as stale.
+  const uint32_t inc = ++slot_incarnation_[slot];
+  return (uint64_t{inc} << 32) | slot;
+}
+
+Status Service::SetEndpoints(const wt_endpoint_spec* specs, size_t count, const Config& cfg,
+                             std::vector<PendingEvent>* events) {
+  if (count > 0 && !specs) return InvalidArgument("wt_service_set_endpoints: specs is NULL");
+  if (count > cfg.limits.max_endpoints_per_service) {
+    return {WT_ERR_LIMIT, fmt::format("wt_service_set_endpoints: {} endpoints exceed "
+                                      "limits.max_endpoints_per_service = {}",
+                                      count, cfg.limits.max_endpoints_per_service)};
+  }
+  std::unordered_set<std::string_view> seen;
+  seen.reserve(count);
+  for (size_t i = 0; i < count; ++i) {
+    const wt_endpoint_spec& s = specs[i];
+    if (!s.id) return InvalidArgument(fmt::format("wt_service_set_endpoints: specs[{}].id is NULL", i));
+    const std::string_view id(s.id);
+    if (id.empty() || id.size() > kMaxIdBytes) {
+      return InvalidArgument(fmt::format("wt_service_set_endpoints: specs[{}].id must be 1..{} "
+                                         "bytes, got {}", i, kMaxIdBytes, id.size()));
+    }
+    if (!std::isfinite(s.base_weight) || s.base_weight <= 0 || s.base_weight > kMaxBaseWeight) {
+      return InvalidArgument(fmt::format("wt_service_set_endpoints: specs[{}].base_weight "
+                                         "(endpoint \"{}\") must be finite and in (0, {:g}], got {}",
+                                         i, id, kMaxBaseWeight, s.base_weight));
+    }
+    if (!seen.insert(id).second) {
+      return {WT_ERR_DUPLICATE, fmt::format("wt_service_set_endpoints: endpoint id \"{}\" appears "
+                                            "twice (specs[{}])", id, i)};
+    }
+  }
+
+  std::lock_guard lock(mu_);
+  const int64_t now = clock_.NowNs();
+  std::unordered_map<std::string_view, Endpoint*> old;
+  for (Endpoint* ep : endpoints_) old.emplace(ep->id, ep);
+  std::vector<Endpoint*> next;
+  next.reserve(count);
+  for (size_t i = 0; i < count; ++i) {
+    auto it = old.find(specs[i].id);
+    Endpoint* ep;
+    if (it != old.end()) {
+      ep = it->second;
+      old.erase(it);
+      ControlState& c = ep->ctl;
+      // A discovery weight change rescales the endpoint's state, keeping its health share.
+      const double scale = specs[i].base_weight / c.base;
+      c.base = specs[i].base_weight;
+      c.weight *= scale;
+      c.target *= scale;
+    } else {
+      ep = new Endpoint(specs[i].id, NewKey());
+      ControlState& c = ep->ctl;
+      c.base = c.weight = c.target = specs[i].base_weight;
+      c.added_ns = now;
+      // Slow start protects a newcomer joining live traffic; a service's first set has no
+      // traffic to protect it from.
+      c.slow_start = had_endpoints_ && cfg.slow_start.window_ms > 0;
+      events->push_back({WT_EVENT_ENDPOINT_ADDED, now, ep->id, 0, c.base, "{}"});
+    }
+    next.push_back(ep);
+  }
+  for (auto& [id, ep] : old) {
+    events->push_back({WT_EVENT_ENDPOINT_REMOVED, now, ep->id, ep->ctl.weight, 0, "{}"});
+    for (int o = 0; o < kOutcomes; ++o) removed_totals_[o] += ep->stats.Lifetime(o);
+    free_slots_.push_back(static_cast<uint32_t>(ep->key & 0xffffffffu));
+  }
+  std::vector<Endpoint*> removed;
+  for (auto& [id, ep] : old) removed.push_back(ep);
+
+  endpoints_ = std::move(next);
+  had_endpoints_ = had_endpoints_ || count > 0;
+  auto m = std::make_shared<Membership>();
+  m->epoch = ++epoch_;
+  m->endpoints = endpoints_;
+  m->by_slot.assign(slot_incarnation_.size(), nullptr);
+  m->by_id.reserve(endpoints_.size());
+  for (Endpoint* ep : endpoints_) {
+    m->by_slot[ep->key & 0xffffffffu] = ep;
+    m->by_id.emplace(ep->id, ep);
+  }
+  members_ = std::move(m);
+  Publish(cfg, now, events);
+  // Removed endpoints stay readable until no pick or report can still hold them.
+  for (Endpoint* ep : removed) reclaimer_.Retire([ep] { delete ep; });
+  reclaimer_.Collect();
+  return Status::Ok();
+}
+
+void Service::Cycle(const Config& cfg, int64_t now, std::vector<PendingEvent>* events) {
+  std::lock_guard lock(mu_);
+  const size_t slots = static_cast<size_t>(
+      (cfg.window.length_ms + cfg.controller.interval_ms - 1) / cfg.controller.interval_ms);
+  std::vector<const WindowStats*> known;
+  for (Endpoint* ep : endpoints_) {
+    ControlState& c = ep->ctl;
+    CycleSample sample;
+    ep->stats.Drain(&sample);
+    c.window.Push(std::move(sample), slots);
+    c.stats = c.window.Compute();
+    const uint64_t needed = c.state == State::kIsolated ? cfg.isolation.exit_min_probes
+                                                        : cfg.window.min_requests;
+    c.known = c.stats.requests >= needed;
+    if (c.known && c.state != State::kIsolated) known.push_back(&c.stats);
+  }
+  const ServiceReference ref = ComputeReference(known);
+  for (Endpoint* ep : endpoints_) {
+    ep->ctl.eval = Evaluate(cfg.rules, ep->ctl.stats, ep->ctl.known, ref);
+    StepEndpoint(cfg, now, *ep, events);
+    if (ep->ctl.slow_start && SlowStartFactor(cfg, ep->ctl.added_ns, now) >= 1) {
+      ep->ctl.slow_start = false;
+    }
+  }
+  Publish(cfg, now, events);
+  reclaimer_.Collect();
+}
+
+void Service::Republish(const Config& cfg) {
+  std::lock_guard lock(mu_);
+  std::vector<PendingEvent> ignored;  // a reload changes no weight, so no event is due
+  Publish(cfg, clock_.NowNs(), &ignored);
+  reclaimer_.Collect();
+}
+
+void Service::Publish(const Config& cfg, int64_t now, std::vector<PendingEvent>* events) {
+  auto* snap = new Snapshot();
+  snap->members = members_ ? members_ : std::make_shared<Membership>();
+  snap->mode = cfg.picker.mode;
+  snap->max_latency_ms = cfg.limits.max_latency_ms;
+  snap->latency_decay_ns = double(cfg.picker.latency_decay_ms) * kNsPerMs;
+
+  std::vector<uint32_t> main_items, probe_items;
+  std::vector<double> main_w, probe_base;
+  double main_total = 0;
+  uint64_t window_requests = 0;
+  bool all_low = !endpoints_.empty();
+  for (uint32_t i = 0; i < endpoints_.size(); ++i) {
+    ControlState& c = endpoints_[i]->ctl;
+    window_requests += c.stats.requests;
+    if (c.state == State::kIsolated) {
+      c.effective = 0;
+      probe_items.push_back(i);
+      probe_base.push_back(c.base);
+      continue;
+    }
+    c.effective = c.weight * (c.slow_start ? SlowStartFactor(cfg, c.added_ns, now) : 1.0);
+    if (c.effective >= cfg.panic.threshold * c.base) all_low = false;
+    if (c.effective > 0) {
+      main_items.push_back(i);
+      main_w.push_back(c.effective);
+      main_total += c.effective;
+    }
+  }
+  snap->main.Build(main_items, main_w);
+  if (!probe_items.empty()) {
+    // Each isolated endpoint gets probe_share of its base weight, but at least enough picks for
+    // probe_min_per_s at the service's observed request rate (S-S3: recovery must be seen).
+    const double window_s = std::max(1.0, cfg.window.length_ms / 1000.0);
+    const double rate = window_requests / window_s;
+    double probe_total = 0;
+    for (size_t k = 0; k < probe_items.size(); ++k) {
+      double w = cfg.isolation.probe_share * probe_base[k];
+      if (rate > 0 && main_total > 0) {
+        w = std::max(w, main_total * cfg.isolation.probe_min_per_s / rate);
+      }
+      probe_base[k] = std::max(w, 1e-12);
+      probe_total += probe_base[k];
+    }
+    snap->probes.Build(probe_items, probe_base);
+    const double share = main_total > 0 ? probe_total / (probe_total + main_total) : 1.0;
+    snap->probe_threshold = std::min<uint64_t>(kProbeCap, std::llround(share * 4294967296.0));
+  }
+  const bool panic = cfg.panic.enabled && all_low;
+  snap->panic = panic || (main_items.empty() && probe_items.empty() && !endpoints_.empty());
+  if (panic != panic_) {
+    events->push_back({panic ? WT_EVENT_PANIC_ENTER : WT_EVENT_PANIC_EXIT, now, "", 0, 0,
+                       fmt::format(R"({{"threshold":{:g},"endpoints":{}}})", cfg.panic.threshold,
+                                   endpoints_.size())});
+    panic_ = panic;
+  }
+  Snapshot* old = snapshot_.exchange(snap, std::memory_order_seq_cst);
+  if (old) reclaimer_.Retire([old] { delete old; });
+}
+
+Status Service::Pick(wt_pick* out) {
+  Guarded g(*this);
+  if (g.snap->members->endpoints.empty()) {
+    return {WT_ERR_NO_ENDPOINT, fmt::format("wt_service_pick: service \"{}\" has no endpoints", name_)};
+  }
+  g.snap->Pick(g.reader, out);
+  return Status::Ok();
+}
+
+Status Service::CheckOutcome(double latency_ms, int outcome, const Snapshot& snap) const {
+  if (!std::isfinite(latency_ms) || latency_ms < 0 || latency_ms > snap.max_latency_ms) {
+    return InvalidArgument(fmt::format("latency_ms must be finite and in [0, {:g}] "
+                                       "(limits.max_latency_ms), got {}",
+                                       snap.max_latency_ms, latency_ms));
+  }
+  if (outcome < 0 || outcome >= kOutcomes) {
+    return InvalidArgument(fmt::format("outcome must be a wt_outcome (0..{}), got {}",
+                                       kOutcomes - 1, outcome));
+  }
+  return Status::Ok();
+}
+
+Status Service::Record(Endpoint* ep, double latency_ms, int outcome, const Snapshot& snap) {
+  ep->stats.Record(latency_ms, outcome);
+  if (snap.mode == PickMode::kLoadAware && outcome != WT_OUTCOME_CONNECT_ERROR) {
+    // Peak EWMA (Finagle): a slower sample is taken at once, faster ones decay in with tau.
+    const int64_t now = clock_.NowNs();
+    const double prev = ep->ewma_ms.load(std::memory_order_relaxed);
+    const double dt = double(now - ep->ewma_at_ns.exchange(now, std::memory_order_relaxed));
+    const double w = std::exp(-std::max(dt, 0.0) / snap.latency_decay_ns);
+    const double next = latency_ms > prev || prev <= 0 ? latency_ms : prev * w + latency_ms * (1 - w);
+    ep->ewma_ms.store(next, std::memory_order_relaxed);
+  }
+  return Status::Ok();
+}
+
+Status Service::Finish(const wt_pick& pick, double latency_ms, int outcome, bool record) {
+  Guarded g(*this);
+  if (record) {
+    Status s = CheckOutcome(latency_ms, outcome, *g.snap);
+    if (!s.ok()) return {s.code(), "wt_service_complete: " + s.message()};
+  }
+  Endpoint* ep = g.snap->members->Find(pick.key);
+  if (!ep) {
+    if (record) stale_reports_.fetch_add(1, std::memory_order_relaxed);
+    return {WT_ERR_STALE, fmt::format("wt_service_complete: endpoint key {:#x} is no longer in "
+                                      "service \"{}\"", pick.key, name_)};
+  }
+  if (pick.flags & WT_PICK_TRACKED) ep->inflight.fetch_sub(1, std::memory_order_relaxed);
+  return record ? Record(ep, latency_ms, outcome, *g.snap) : Status::Ok();
+}
+
+Status Service::ReportKey(uint64_t key, double latency_ms, int outcome) {
+  Guarded g(*this);
+  Status s = CheckOutcome(latency_ms, outcome, *g.snap);
+  if (!s.ok()) return {s.code(), "wt_service_report_key: " + s.message()};
+  Endpoint* ep = g.snap->members->Find(key);
+  if (!ep) {
+    stale_reports_.fetch_add(1, std::memory_order_relaxed);
+    return {WT_ERR_STALE, fmt::format("wt_service_report_key: endpoint key {:#x} is not in "
+                                      "service \"{}\"", key, name_)};
+  }
+  return Record(ep, latency_ms, outcome, *g.snap);
+}
+
+Status Service::ReportId(std::string_view id, double latency_ms, int outcome) {
+  Guarded g(*this);
+  Status s = CheckOutcome(latency_ms, outcome, *g.snap);
+  if (!s.ok()) return {s.code(), "wt_service_report: " + s.message()};
+  Endpoint* ep = g.snap->members->Find(id);
+  if (!ep) {
+    return NotFound(fmt::format("wt_service_report: no endpoint \"{}\" in service \"{}\"", id, name_));
+  }
+  return Record(ep, latency_ms, outcome, *g.snap);
+}
+
+Status Service::ReportBatch(wt_report* reports, size_t count, size_t* recorded) {
+  Status first;
+  size_t n = 0;
+  for (size_t i = 0; i < count; ++i) {
+    Status s = ReportKey(reports[i].key, reports[i].latency_ms, reports[i].outcome);
+    reports[i].status = s.code();
+    if (s.ok()) ++n;
+    else if (first.ok()) first = Status(s.code(), fmt::format("entry {}: {}", i, s.message()));
+  }
+  if (recorded) *recorded = n;
+  return first;
+}
+
+Status Service::ReportResources(std::string_view id, const wt_resources& r) {
+  const double values[kResources] = {r.cpu, r.memory, r.thread_pool, r.connection_pool};
+  static const char* const kNames[kResources] = {"cpu", "memory", "thread_pool", "connection_pool"};
+  if (r.present & ~0xFu) {
+    return InvalidArgument(fmt::format("wt_service_report_resources: unknown bits {:#x} in present",
+                                       r.present & ~0xFu));
+  }
+  for (int i = 0; i < kResources; ++i) {
+    if ((r.present & (1u << i)) && !(values[i] >= 0 && values[i] <= 1)) {
+      return InvalidArgument(fmt::format("wt_service_report_resources: {} must be a fraction in "
+                                         "[0, 1], got {}", kNames[i], values[i]));
+    }
+  }
+  Guarded g(*this);
+  Endpoint* ep = g.snap->members->Find(id);
+  if (!ep) {
+    return NotFound(fmt::format("wt_service_report_resources: no endpoint \"{}\" in service \"{}\"",
+                                id, name_));
+  }
+  ep->stats.RecordResources(r);
+  return Status::Ok();
+}
+
+Status Service::KeyOf(std::string_view id, uint64_t* key) {
+  Guarded g(*this);
+  Endpoint* ep = g.snap->members->Find(id);
+  if (!ep) {
+    return NotFound(fmt::format("wt_service_endpoint_key: no endpoint \"{}\" in service \"{}\"", id, name_));
+  }
+  *key = ep->key;
+  return Status::Ok();
+}
+
+Status Service::IdOf(uint64_t key, std::string* id) {
+  Guarded g(*this);
+  Endpoint* ep = g.snap->members->Find(key);
+  if (!ep) {
+    return {WT_ERR_STALE, fmt::format("wt_service_endpoint_id: endpoint key {:#x} is not in "
+                                      "service \"{}\"", key, name_)};
+  }
+  *id = ep->id;
+  return Status::Ok();
+}
+
+}  // namespace weighted

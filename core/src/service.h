@@ -1,0 +1,94 @@
+// A service: its endpoint set, the controller state of each endpoint, and the published snapshot
+// that pick/report read. Writers (set_endpoints, the controller cycle, exports) serialise on the
+// service's mutex; pick and report never take it.
+#pragma once
+
+#include <atomic>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "clock.h"
+#include "config.h"
+#include "controller.h"
+#include "reclaim.h"
+#include "snapshot.h"
+#include "status.h"
+
+namespace weighted {
+
+class Engine;
+
+class Service {
+ public:
+  Service(std::string name, Engine& owner, Reclaimer& reclaimer, const Clock& clock,
+          const Config& cfg);
+  ~Service();
+  Service(const Service&) = delete;
+  Service& operator=(const Service&) = delete;
+
+  const std::string& name() const { return name_; }
+  Engine& owner() const { return owner_; }
+
+  // ---- writers ----
+  Status SetEndpoints(const wt_endpoint_spec* specs, size_t count, const Config& cfg,
+                      std::vector<PendingEvent>* events);
+  // One controller cycle at `now`: drain, window, evaluate, step, publish.
+  void Cycle(const Config& cfg, int64_t now, std::vector<PendingEvent>* events);
+  // Rebuilds the snapshot under a new config (reload) without a cycle.
+  void Republish(const Config& cfg);
+
+  // ---- hot path (lock-free) ----
+  Status Pick(wt_pick* out);
+  // `finish` releases the pick's in-flight count; `record` records the outcome.
+  Status Finish(const wt_pick& pick, double latency_ms, int outcome, bool record);
+  Status ReportKey(uint64_t key, double latency_ms, int outcome);
+  Status ReportId(std::string_view id, double latency_ms, int outcome);
+  Status ReportBatch(wt_report* reports, size_t count, size_t* recorded);
+  Status ReportResources(std::string_view id, const wt_resources& r);
+  Status KeyOf(std::string_view id, uint64_t* key);
+  Status IdOf(uint64_t key, std::string* id);
+
+  // ---- observation (takes the mutex) ----
+  template <typename Fn> void Inspect(Fn&& fn) {
+    std::lock_guard lock(mu_);
+    fn(*this);
+  }
+  // Valid inside Inspect():
+  const std::vector<Endpoint*>& endpoints() const { return endpoints_; }
+  bool panic() const { return panic_; }
+  uint64_t epoch() const { return epoch_; }
+  uint64_t stale_reports() const { return stale_reports_.load(std::memory_order_relaxed); }
+  uint64_t removed_total(int outcome) const { return removed_totals_[outcome]; }
+
+ private:
+  struct Guarded;  // a pinned snapshot for the duration of a hot-path call
+
+  void Publish(const Config& cfg, int64_t now, std::vector<PendingEvent>* events);
+  Status Record(Endpoint* ep, double latency_ms, int outcome, const Snapshot& snap);
+  Status CheckOutcome(double latency_ms, int outcome, const Snapshot& snap) const;
+  uint64_t NewKey();
+
+  const std::string name_;
+  Engine& owner_;
+  Reclaimer& reclaimer_;
+  const Clock& clock_;
+
+  std::mutex mu_;
+  std::vector<Endpoint*> endpoints_;  // owned; in the caller's order
+  std::shared_ptr<const Membership> members_;
+  std::vector<uint32_t> slot_incarnation_;
+  std::vector<uint32_t> free_slots_;
+  uint64_t epoch_ = 0;
+  bool had_endpoints_ = false;
+  bool panic_ = false;
+  uint64_t removed_totals_[kOutcomes] = {};
+
+  std::atomic<Snapshot*> snapshot_{nullptr};
+  std::atomic<uint64_t> stale_reports_{0};
+};
+
+}  // namespace weighted

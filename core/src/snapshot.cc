@@ -1,0 +1,80 @@
+#include "snapshot.h"
+
+#include <cmath>
+#include <limits>
+
+namespace weighted {
+
+void AliasTable::Build(const std::vector<uint32_t>& items, const std::vector<double>& weights) {
+  const size_t n = items.size();
+  item_ = items;
+  prob_.assign(n, 0);
+  alias_.assign(n, 0);
+  if (n == 0) return;
+  double sum = 0;
+  for (double w : weights) sum += w;
+  // Vose's method: scaled probabilities, split into columns below and above the mean.
+  std::vector<double> p(n);
+  std::vector<uint32_t> small, large;
+  for (size_t i = 0; i < n; ++i) {
+    p[i] = weights[i] * n / sum;
+    (p[i] < 1 ? small : large).push_back(static_cast<uint32_t>(i));
+  }
+  constexpr double kScale = 4294967296.0;  // 2^32
+  while (!small.empty() && !large.empty()) {
+    uint32_t s = small.back(), l = large.back();
+    small.pop_back();
+    large.pop_back();
+    prob_[s] = static_cast<uint64_t>(std::llround(p[s] * kScale));
+    alias_[s] = l;
+    p[l] = (p[l] + p[s]) - 1;
+    (p[l] < 1 ? small : large).push_back(l);
+  }
+  // Whatever remains is 1 up to rounding.
+  for (uint32_t i : large) prob_[i] = uint64_t{1} << 32, alias_[i] = i;
+  for (uint32_t i : small) prob_[i] = uint64_t{1} << 32, alias_[i] = i;
+}
+
+uint32_t Snapshot::LeastLoaded(uint32_t a, uint32_t b) const {
+  // Finagle's peak-EWMA load: latency x (in-flight + 1). An endpoint with no latency history
+  // costs nothing while idle and "infinitely" much once it has requests pending, so it is
+  // tried but not flooded.
+  auto cost = [&](uint32_t i) {
+    const Endpoint* ep = members->endpoints[i];
+    const double lat = ep->ewma_ms.load(std::memory_order_relaxed);
+    const int32_t pending = ep->inflight.load(std::memory_order_relaxed);
+    if (lat <= 0) return pending > 0 ? 1e300 + pending : 0.0;
+    return lat * (pending + 1);
+  };
+  return cost(b) < cost(a) ? b : a;
+}
+
+void Snapshot::Pick(Reclaimer::Reader& reader, wt_pick* out) const {
+  uint32_t i;
+  uint32_t flags = 0;
+  if (panic) {
+    i = reader.rr++ % static_cast<uint32_t>(members->endpoints.size());
+    flags = WT_PICK_PANIC;
+  } else {
+    const uint64_t r = reader.Next();
+    if (!probes.empty() && ((r & 0xffffffffu) < probe_threshold || main.empty())) {
+      i = probes.Sample(reader.Next());
+      flags = WT_PICK_PROBE;
+    } else if (mode == PickMode::kWeighted) {
+      i = main.Sample(reader.Next());
+    } else {
+      i = LeastLoaded(main.Sample(reader.Next()), main.Sample(reader.Next()));
+    }
+  }
+  Endpoint* ep = members->endpoints[i];
+  if (mode == PickMode::kLoadAware) {
+    ep->inflight.fetch_add(1, std::memory_order_relaxed);
+    flags |= WT_PICK_TRACKED;
+  }
+  out->key = ep->key;
+  out->epoch = members->epoch;
+  out->index = i;
+  out->flags = flags;
+}
+
+}  // namespace weighted

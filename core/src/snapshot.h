@@ -1,0 +1,74 @@
+// What pick() reads: an immutable picture of a service's endpoints and their scheduling
+// weights, built off the request path and published with one atomic pointer store
+// (CONVENTIONS: gRPC's StaticStrideScheduler, Envoy's EDF). A pick costs one random draw from
+// an alias table: exact in expectation, O(1), no first-pick bias, no shared write.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "config.h"
+#include "endpoint.h"
+#include "reclaim.h"
+
+namespace weighted {
+
+// Walker/Vose alias table over items with positive weights.
+class AliasTable {
+ public:
+  // `items[i]` is drawn with probability weights[i] / sum(weights); weights must be > 0.
+  void Build(const std::vector<uint32_t>& items, const std::vector<double>& weights);
+  bool empty() const { return item_.empty(); }
+  uint32_t Sample(uint64_t r) const {
+    // High 32 bits choose the column (Lemire's multiply-shift), low 32 bits the coin.
+    const uint32_t col = static_cast<uint32_t>(((r >> 32) * item_.size()) >> 32);
+    const uint64_t coin = r & 0xffffffffu;
+    return coin < prob_[col] ? item_[col] : item_[alias_[col]];
+  }
+
+ private:
+  std::vector<uint64_t> prob_;  // scaled to 2^32; 2^32 means "always the column's own item"
+  std::vector<uint32_t> alias_;
+  std::vector<uint32_t> item_;
+};
+
+// The endpoint set; changes only with set_endpoints, so snapshots share it across cycles.
+struct Membership {
+  uint64_t epoch = 0;                 // which set_endpoints call `endpoints` mirrors
+  std::vector<Endpoint*> endpoints;   // by index (the caller's order)
+  std::vector<Endpoint*> by_slot;     // by key slot, for report()
+  std::unordered_map<std::string_view, Endpoint*> by_id;
+
+  // Looks a key up; nullptr if the endpoint is not (or no longer) in this set.
+  Endpoint* Find(uint64_t key) const {
+    const uint64_t slot = key & 0xffffffffu;
+    Endpoint* ep = slot < by_slot.size() ? by_slot[slot] : nullptr;
+    return ep && ep->key == key ? ep : nullptr;
+  }
+  Endpoint* Find(std::string_view id) const {
+    auto it = by_id.find(id);
+    return it == by_id.end() ? nullptr : it->second;
+  }
+};
+
+struct Snapshot {
+  std::shared_ptr<const Membership> members;
+  AliasTable main;                    // endpoints in rotation, by effective weight
+  AliasTable probes;                  // half-isolated endpoints (S-W3, S-S3)
+  uint64_t probe_threshold = 0;       // P(a pick is a probe), scaled to 2^32
+  bool panic = false;                 // S-S2: plain round-robin over all endpoints
+  PickMode mode = PickMode::kWeighted;
+  double max_latency_ms = 0;          // reports above are rejected as absurd
+  double latency_decay_ns = 0;        // load-aware EWMA time constant
+
+  // Chooses an endpoint for one request. Requires a non-empty snapshot.
+  void Pick(Reclaimer::Reader& reader, wt_pick* out) const;
+
+ private:
+  uint32_t LeastLoaded(uint32_t a, uint32_t b) const;
+};
+
+}  // namespace weighted

@@ -1,0 +1,100 @@
+#include <cmath>
+#include <random>
+
+#include <gtest/gtest.h>
+
+#include "histogram.h"
+#include "stats.h"
+
+namespace weighted {
+namespace {
+
+TEST(Histogram, BucketMidpointIsWithinTwoPercentOfEveryValue) {
+  for (double us = 1.5; us < 1e8; us *= 1.0007) {
+    const double est = BucketValue(BucketOf(us));
+    ASSERT_LE(std::abs(est - us) / us, 0.02) << us;
+  }
+}
+
+TEST(Histogram, QuantilesOfAKnownDistributionAreWithinTwoPercent) {
+  std::mt19937_64 rng(7);
+  std::lognormal_distribution<double> d(std::log(20000.0), 0.5);  // micros
+  std::vector<double> values;
+  AtomicHistogram h;
+  for (int i = 0; i < 200000; ++i) {
+    values.push_back(d(rng));
+    h.Record(BucketOf(values.back()));
+  }
+  SparseHistogram sparse;
+  h.Drain(&sparse);
+  std::sort(values.begin(), values.end());
+  std::sort(sparse.begin(), sparse.end());
+  for (double q : {0.5, 0.95, 0.99}) {
+    const double exact = values[static_cast<size_t>(std::ceil(q * values.size())) - 1];
+    EXPECT_NEAR(Quantile({&sparse}, q) / exact, 1.0, 0.02) << q;
+  }
+}
+
+TEST(Histogram, DrainTakesEachRecordExactlyOnce) {
+  AtomicHistogram h;
+  for (int i = 0; i < 1000; ++i) h.Record(i % kBucketCount);
+  SparseHistogram a, b;
+  h.Drain(&a);
+  h.Drain(&b);
+  uint64_t total = 0;
+  for (auto& [bucket, c] : a) total += c;
+  EXPECT_EQ(total, 1000u);
+  EXPECT_TRUE(b.empty());
+}
+
+TEST(Window, KeepsOnlyTheLastSlotsAndSplitsErrorsByClass) {
+  Window w;
+  for (int cycle = 0; cycle < 3; ++cycle) {
+    HotStats hot;
+    for (int i = 0; i < 90; ++i) hot.Record(10.0 * (cycle + 1), WT_OUTCOME_SUCCESS);
+    for (int i = 0; i < 10; ++i) hot.Record(5.0, cycle == 2 ? WT_OUTCOME_TIMEOUT : WT_OUTCOME_HTTP_5XX);
+    CycleSample s;
+    hot.Drain(&s);
+    w.Push(std::move(s), 2);
+  }
+  WindowStats st = w.Compute();
+  EXPECT_EQ(st.requests, 200u);  // cycles 1 and 2 only
+  EXPECT_EQ(st.outcomes[WT_OUTCOME_HTTP_5XX], 10u);
+  EXPECT_EQ(st.outcomes[WT_OUTCOME_TIMEOUT], 10u);
+  EXPECT_DOUBLE_EQ(st.error_rate, 0.1);
+  EXPECT_NEAR(st.mean_ms, (90 * 20.0 + 90 * 30.0 + 20 * 5.0) / 200, 1e-9);
+  EXPECT_NEAR(st.p99_ms, 30.0, 30.0 * 0.02);
+}
+
+TEST(Window, ConnectErrorsDoNotMakeLatencyLookFast) {
+  HotStats hot;
+  for (int i = 0; i < 10; ++i) hot.Record(100.0, WT_OUTCOME_SUCCESS);
+  for (int i = 0; i < 1000; ++i) hot.Record(1.0, WT_OUTCOME_CONNECT_ERROR);
+  CycleSample s;
+  hot.Drain(&s);
+  Window w;
+  w.Push(std::move(s), 1);
+  WindowStats st = w.Compute();
+  EXPECT_NEAR(st.mean_ms, 100.0, 1e-9);
+  EXPECT_NEAR(st.p95_ms, 100.0, 2.0);
+  EXPECT_EQ(st.outcomes[WT_OUTCOME_CONNECT_ERROR], 1000u);
+}
+
+TEST(Window, ResourcesAreAveragedOverTheWindow) {
+  Window w;
+  for (double cpu : {0.5, 0.9, 1.0}) {
+    HotStats hot;
+    wt_resources r{WT_RES_CPU, cpu, 0, 0, 0};
+    hot.RecordResources(r);
+    CycleSample s;
+    hot.Drain(&s);
+    w.Push(std::move(s), 2);
+  }
+  WindowStats st = w.Compute();
+  EXPECT_TRUE(st.resource_known[0]);
+  EXPECT_FALSE(st.resource_known[1]);
+  EXPECT_NEAR(st.resources[0], 0.95, 1e-9);
+}
+
+}  // namespace
+}  // namespace weighted
