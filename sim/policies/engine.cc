@@ -1,0 +1,123 @@
+// This engine, driven exactly as a user drives it through the C API (weighted/weighted.h):
+// a manual-clock engine, one service whose endpoints are the scenario's backends with their
+// discovery weights, pick -> complete with the client-observed latency and outcome, and the
+// backends' CPU and memory reported every report interval. The engine's clock is advanced to
+// each event's time before anything else happens at that time.
+#include <stdexcept>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "factories.h"
+#include "weighted/weighted.h"
+
+namespace weighted_sim {
+namespace {
+
+void Check(wt_status s, const char* what) {
+  if (s != WT_OK)
+    throw std::runtime_error(std::string(what) + ": " + wt_status_name(s) + ": " + wt_last_error());
+}
+
+int ToEngine(Outcome o) {
+  switch (o) {
+    case Outcome::kSuccess: return WT_OUTCOME_SUCCESS;
+    case Outcome::kHttp5xx: return WT_OUTCOME_HTTP_5XX;
+    case Outcome::kTimeout: return WT_OUTCOME_TIMEOUT;
+    case Outcome::kConnectError: return WT_OUTCOME_CONNECT_ERROR;
+  }
+  return WT_OUTCOME_HTTP_5XX;
+}
+
+class Engine final : public Policy {
+ public:
+  Engine(const PolicyEnv& env, const char* config_json) : ids_(env.ids) {
+    nlohmann::json config = nlohmann::json::parse(config_json);
+    config["seed"] = env.seed | 1;  // 0 would mean "random per engine"
+    const std::string text = config.dump();
+    Check(wt_engine_create(text.data(), text.size(), WT_CLOCK_MANUAL, &engine_), "wt_engine_create");
+    Check(wt_engine_service(engine_, "sim", &service_), "wt_engine_service");
+    std::vector<wt_endpoint_spec> specs;
+    for (size_t i = 0; i < ids_.size(); ++i) specs.push_back({ids_[i].c_str(), env.weights[i]});
+    Check(wt_service_set_endpoints(service_, specs.data(), specs.size()), "wt_service_set_endpoints");
+  }
+  ~Engine() override { wt_engine_destroy(engine_); }
+  Engine(const Engine&) = delete;
+  Engine& operator=(const Engine&) = delete;
+
+  void AdvanceTo(int64_t now) override {
+    if (now <= now_) return;
+    Check(wt_engine_advance(engine_, now - now_), "wt_engine_advance");
+    now_ = now;
+  }
+
+  Pick PickBackend(int64_t) override {
+    wt_pick p;
+    Check(wt_service_pick(service_, &p), "wt_service_pick");
+    Pick out;
+    out.backend = static_cast<int>(p.index);
+    out.key = p.key;
+    out.epoch = p.epoch;
+    out.index = p.index;
+    out.flags = p.flags;
+    return out;
+  }
+
+  void OnComplete(const Completion& c, int64_t) override {
+    wt_pick p;
+    p.key = c.pick.key;
+    p.epoch = c.pick.epoch;
+    p.index = c.pick.index;
+    p.flags = c.pick.flags;
+    Check(wt_service_complete(service_, &p, c.latency_ms, ToEngine(c.outcome)),
+          "wt_service_complete");
+  }
+
+  void OnReport(int backend, const BackendReport& r, int64_t) override {
+    wt_resources res{};
+    res.present = WT_RES_CPU | WT_RES_MEMORY;
+    res.cpu = r.cpu;
+    res.memory = r.memory;
+    Check(wt_service_report_resources(service_, ids_[backend].c_str(), &res),
+          "wt_service_report_resources");
+  }
+
+  std::vector<double> Weights() const override;
+
+ private:
+  std::vector<std::string> ids_;
+  wt_engine* engine_ = nullptr;
+  wt_service* service_ = nullptr;
+  int64_t now_ = 0;
+};
+
+// The published weights, read from the snapshot a dashboard would read, normalised.
+std::vector<double> Engine::Weights() const {
+  char* text = nullptr;
+  size_t len = 0;
+  Check(wt_engine_snapshot_json(engine_, &text, &len), "wt_engine_snapshot_json");
+  const nlohmann::json snap = nlohmann::json::parse(text, text + len);
+  wt_free(text);
+  std::vector<double> w(ids_.size(), 0.0);
+  const nlohmann::json* endpoints = nullptr;
+  for (const auto& s : snap.at("services"))
+    if (s.value("name", std::string()) == "sim") endpoints = &s.at("endpoints");
+  if (endpoints == nullptr) return {};
+  double sum = 0;
+  for (const auto& e : *endpoints) {
+    const std::string id = e.at("id").get<std::string>();
+    for (size_t i = 0; i < ids_.size(); ++i)
+      if (ids_[i] == id) w[i] = e.at("weight").get<double>();
+  }
+  for (double x : w) sum += x;
+  for (double& x : w) x = sum > 0 ? x / sum : 0.0;
+  return w;
+}
+
+}  // namespace
+
+std::unique_ptr<Policy> MakeEngine(const PolicyEnv& env, const char* config_json) {
+  return std::make_unique<Engine>(env, config_json);
+}
+
+}  // namespace weighted_sim

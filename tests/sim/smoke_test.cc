@@ -1,0 +1,5 @@
+#include <gtest/gtest.h>
+
+#include "weighted_sim/sim.h"
+
+TEST(Smoke, Builds) { SUCCEED(); }
