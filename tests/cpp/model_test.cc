@@ -1,0 +1,195 @@
+// The weight model end to end through the C API on the manual clock: rules, the controller's
+// step and cooldown rules in both profiles, isolation, probes, max isolation, slow start.
+#include "harness.h"
+
+namespace weighted::testing {
+namespace {
+
+// Every n-th call fails with `outcome`, the rest succeed: a deterministic error rate of 1/n.
+struct EveryNth {
+  int n, outcome;
+  double ms = 20;
+  std::map<std::string, int> calls;
+  Outcome operator()(const std::string& id) {
+    return ++calls[id] % n == 0 ? Outcome{ms, outcome} : Ok(ms);
+  }
+};
+
+TEST(Model, ArticleExampleTiltsTrafficToTheHealthyNodeAndKeepsATrickleToTheOthers) {
+  // A: GC pauses (latency x5, some timeouts); B: hot CPU and some errors; C: fine (BRIEF).
+  Harness h;
+  h.Set({{"A", 1}, {"B", 1}, {"C", 1}});
+  std::map<std::string, int> n;
+  auto behaviour = [&](const std::string& id) -> Outcome {
+    const int k = ++n[id];
+    if (id == "A") return k % 20 == 0 ? Outcome{1000, WT_OUTCOME_TIMEOUT} : Ok(100);
+    if (id == "B") return k % 40 == 0 ? Outcome{20, WT_OUTCOME_HTTP_5XX} : Ok(20);
+    return Ok(20);
+  };
+  auto cpu = [](const std::string& id) { return id == "B" ? 0.95 : 0.4; };
+  h.Drive(30, 200, behaviour, cpu);
+  auto picks = h.Drive(20, 200, behaviour, cpu);
+  const int total = picks["A"] + picks["B"] + picks["C"];
+  EXPECT_GT(picks["C"], total / 2) << "most traffic goes to C";
+  EXPECT_GT(picks["A"], 0) << "A keeps a keep-alive trickle";
+  EXPECT_GT(picks["B"], 0) << "B keeps a keep-alive trickle";
+  json a = h.Endpoint("A"), b = h.Endpoint("B");
+  EXPECT_DOUBLE_EQ(a["penalty"].get<double>(), 0.8);  // p99 0.3 + errors 0.5
+  EXPECT_DOUBLE_EQ(b["penalty"].get<double>(), 0.7);  // errors 0.5 + cpu 0.2
+  EXPECT_EQ(a["state"], "degraded");
+  EXPECT_NEAR(a["weight"].get<double>(), 0.2, 1e-9);
+}
+
+TEST(Model, DefaultProfileCutsAtOnceAndStepsIncreasesAfterTheCooldown) {
+  Harness h;
+  h.Set({{"A", 10}, {"B", 10}});
+  EveryNth sick{7, WT_OUTCOME_HTTP_5XX};  // 14% errors on both: no relative rule involved
+  h.Drive(5, 100, [&](const std::string& id) { return id == "A" ? sick(id) : Ok(); });
+  EXPECT_DOUBLE_EQ(h.Endpoint("A")["weight"].get<double>(), 5.0);  // base x (1 - 0.5), one cycle
+  EXPECT_EQ(h.Count(WT_EVENT_WEIGHT_CHANGED, "A"), 1);
+  // Healthy again: the window still remembers errors for one more cycle, then the cooldown
+  // (10 s after the cut) holds, then +10% of base per cycle.
+  std::vector<double> weights;
+  for (int cycle = 0; cycle < 8; ++cycle) {
+    h.Drive(5, 100, [](const std::string&) { return Ok(); });
+    weights.push_back(h.Endpoint("A")["weight"].get<double>());
+  }
+  EXPECT_EQ(weights, (std::vector<double>{5, 6, 7, 8, 9, 10, 10, 10}));
+}
+
+TEST(Model, ArticleProfileStepsEveryChangeByTenPercentWithACooldown) {
+  Harness h(R"({"profile": "article", "seed": 1})");
+  h.Set({{"A", 10}, {"B", 10}});
+  EveryNth sick{7, WT_OUTCOME_HTTP_5XX};
+  std::vector<double> weights;
+  for (int cycle = 0; cycle < 8; ++cycle) {
+    h.Drive(5, 100, [&](const std::string& id) { return id == "A" ? sick(id) : Ok(); });
+    weights.push_back(h.Endpoint("A")["weight"].get<double>());
+  }
+  // One 10% step, then hold for the 10 s cooldown (two cycles), and so on down to the target 5.
+  EXPECT_EQ(weights, (std::vector<double>{9, 9, 8, 8, 7, 7, 6, 6}));
+  EXPECT_DOUBLE_EQ(h.Endpoint("A")["target"].get<double>(), 5.0);
+}
+
+TEST(Model, HalfIsolationSendsOnlyProbesAndHealthyProbesRestore) {
+  Harness h(R"({"seed": 3, "rules": [{"metric": "error_rate", "threshold": 0.01, "penalty": 1.0}]})");
+  h.Set({{"A", 1}, {"B", 1}, {"C", 1}});
+  EveryNth sick{4, WT_OUTCOME_CONNECT_ERROR};
+  h.Drive(5, 200, [&](const std::string& id) { return id == "A" ? sick(id) : Ok(); });
+  ASSERT_EQ(h.Count(WT_EVENT_ISOLATED, "A"), 1);
+  EXPECT_NE(h.events().back().reason.find("\"error_rate\""), std::string::npos)
+      << "the event names the rule that fired: " << h.events().back().reason;
+  EXPECT_EQ(h.Endpoint("A")["state"], "isolated");
+
+  auto picks = h.Drive(5, 200, [&](const std::string& id) { return id == "A" ? sick(id) : Ok(); });
+  // probe_share 0.02 of its base, and at least probe_min_per_s = 1 per second.
+  EXPECT_GE(picks["A"], 5);
+  EXPECT_LE(picks["A"], 40);
+  EXPECT_TRUE(h.flags("A") & WT_PICK_PROBE);
+  EXPECT_FALSE(h.flags("B") & WT_PICK_PROBE);
+  EXPECT_EQ(h.Count(WT_EVENT_RESTORED, "A"), 0) << "unhealthy probes keep it isolated";
+
+  // The window (10 s) still holds the sick probes of the last cycle: one more to forget them.
+  h.Drive(5, 200, [](const std::string&) { return Ok(); });
+  EXPECT_EQ(h.Count(WT_EVENT_RESTORED, "A"), 0);
+  h.Drive(5, 200, [](const std::string&) { return Ok(); });
+  EXPECT_EQ(h.Count(WT_EVENT_RESTORED, "A"), 1);
+  json a = h.Endpoint("A");
+  EXPECT_EQ(a["state"], "recovering");
+  EXPECT_DOUBLE_EQ(a["weight"].get<double>(), 0.1);  // back in one step, then step by step
+}
+
+TEST(Model, MaxIsolationForcesHalfWeightBackAndRaisesAnAlert) {
+  Harness h(R"({"seed": 3, "rules": [{"metric": "error_rate", "threshold": 0.01, "penalty": 1.0}]})");
+  h.Set({{"A", 4}, {"B", 4}});
+  EveryNth sick{2, WT_OUTCOME_HTTP_5XX};
+  h.Drive(5, 100, [&](const std::string& id) { return id == "A" ? sick(id) : Ok(); });
+  ASSERT_EQ(h.Count(WT_EVENT_ISOLATED, "A"), 1);
+  const int64_t isolated_at = h.events().back().time_ns;
+  h.Drive(30, 100, [&](const std::string& id) { return id == "A" ? sick(id) : Ok(); });
+  ASSERT_EQ(h.Count(WT_EVENT_FORCED_RESTORE, "A"), 1);
+  for (auto& e : h.events()) {
+    if (e.type != WT_EVENT_FORCED_RESTORE) continue;
+    EXPECT_EQ(e.time_ns - isolated_at, 30'000'000'000LL);
+    EXPECT_DOUBLE_EQ(e.new_weight, 2.0);  // 50% of base 4
+  }
+  EXPECT_EQ(h.Endpoint("A")["forced_restores"], 1);
+}
+
+TEST(Model, UnknownIsNotLow) {
+  Harness h;
+  h.Set({{"A", 1}, {"B", 1}});
+  h.Drive(10, 2, [](const std::string&) { return Ok(500); });  // below min_requests
+  json a = h.Endpoint("A");
+  EXPECT_FALSE(a["known"].get<bool>());
+  EXPECT_DOUBLE_EQ(a["weight"].get<double>(), 1.0);
+  EXPECT_TRUE(a["rules"][0]["value"].is_null()) << "not evaluated, rather than zero";
+  EXPECT_EQ(a["state"], "healthy");
+}
+
+TEST(Model, RelativeLatencyRuleUsesTheLowerMedianSoTwoEndpointsWork) {
+  Harness h;
+  h.Set({{"fast", 1}, {"slow", 1}});
+  h.Drive(10, 100, [](const std::string& id) { return Ok(id == "slow" ? 100 : 20); });
+  json slow = h.Endpoint("slow"), fast = h.Endpoint("fast");
+  EXPECT_TRUE(slow["rules"][0]["fired"].get<bool>());
+  EXPECT_NEAR(slow["rules"][0]["threshold"].get<double>(), 40.0, 1.0);  // 2 x fast's p99
+  EXPECT_FALSE(fast["rules"][0]["fired"].get<bool>());
+  EXPECT_DOUBLE_EQ(slow["penalty"].get<double>(), 0.3);
+}
+
+TEST(Model, NewEndpointsSlowStartButTheFirstSetDoesNot) {
+  Harness h(R"({"seed": 5, "slow_start": {"window_ms": 20000}})");
+  h.Set({{"A", 1}, {"B", 1}});
+  EXPECT_FALSE(h.Endpoint("A")["slow_start"].get<bool>());
+  h.Drive(5, 100, [](const std::string&) { return Ok(); });
+  h.Set({{"A", 1}, {"B", 1}, {"C", 1}});
+  json c = h.Endpoint("C");
+  EXPECT_TRUE(c["slow_start"].get<bool>());
+  EXPECT_NEAR(c["effective_weight"].get<double>(), 0.1, 1e-9);  // min_fraction at t < 1 s
+  std::vector<double> eff;
+  for (int i = 0; i < 5; ++i) {
+    h.Drive(5, 100, [](const std::string&) { return Ok(); });
+    eff.push_back(h.Endpoint("C")["effective_weight"].get<double>());
+  }
+  EXPECT_TRUE(std::is_sorted(eff.begin(), eff.end()));
+  EXPECT_DOUBLE_EQ(eff.back(), 1.0);
+  EXPECT_FALSE(h.Endpoint("C")["slow_start"].get<bool>());
+}
+
+TEST(Model, EndpointSetChangesKeepTheStateOfEndpointsThatStay) {
+  Harness h;
+  h.Set({{"A", 10}, {"B", 10}});
+  EveryNth sick{5, WT_OUTCOME_HTTP_5XX};
+  h.Drive(5, 100, [&](const std::string& id) { return id == "A" ? sick(id) : Ok(); });
+  uint64_t key_b = 0;
+  ASSERT_EQ(wt_service_endpoint_key(h.svc(), "B", &key_b), WT_OK);
+  h.Set({{"D", 10}, {"A", 20}});  // new order, B removed, A's base doubled
+  json a = h.Endpoint("A");
+  EXPECT_EQ(a["index"], 1);
+  EXPECT_DOUBLE_EQ(a["weight"].get<double>(), 10.0) << "half of the new base, as before";
+  EXPECT_EQ(a["window"]["requests"].get<int>() > 0, true);
+  EXPECT_EQ(wt_service_report_key(h.svc(), key_b, 1, WT_OUTCOME_SUCCESS), WT_ERR_STALE);
+  EXPECT_EQ(h.Snapshot()["services"][0]["stale_reports"], 1);
+  EXPECT_EQ(h.Count(WT_EVENT_ENDPOINT_REMOVED, "B"), 1);
+  EXPECT_EQ(h.Count(WT_EVENT_ENDPOINT_ADDED, "D"), 1);
+}
+
+TEST(Model, PanicFallsBackToRoundRobinAndLeavesWhenWeightsRecover) {
+  Harness h(R"({"seed": 9, "panic": {"threshold": 0.6}})");
+  h.Set({{"A", 1}, {"B", 1}, {"C", 1}});
+  EveryNth sick{5, WT_OUTCOME_HTTP_5XX};
+  h.Drive(5, 300, [&](const std::string& id) { return sick(id); });  // all at 0.5 < 0.6
+  ASSERT_EQ(h.Count(WT_EVENT_PANIC_ENTER), 1) << h.Snapshot().dump();
+  EXPECT_TRUE(h.Snapshot()["services"][0]["panic"].get<bool>());
+  auto picks = h.Drive(3, 300, [&](const std::string& id) { return sick(id); });
+  EXPECT_EQ(picks["A"], 300);  // exact round-robin
+  EXPECT_EQ(picks["B"], 300);
+  EXPECT_TRUE(h.flags("A") & WT_PICK_PANIC);
+  h.Drive(40, 300, [](const std::string&) { return Ok(); });
+  EXPECT_EQ(h.Count(WT_EVENT_PANIC_EXIT), 1);
+  EXPECT_FALSE(h.Snapshot()["services"][0]["panic"].get<bool>());
+}
+
+}  // namespace
+}  // namespace weighted::testing
