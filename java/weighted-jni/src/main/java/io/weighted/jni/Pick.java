@@ -1,0 +1,32 @@
+package io.weighted.jni;
+
+/**
+ * The result of {@link Service#pick()}: which endpoint, and what {@link Service#complete} needs to
+ * report on it. {@code index} is the endpoint's position in the array of the
+ * {@link Service#setEndpoints} call numbered {@code epoch}.
+ */
+public record Pick(long key, long epoch, int index, int flags) {
+  /** The endpoint is half-isolated; this request is a probe. */
+  public static final int PROBE = 1;
+  /** The service is in panic: plain round-robin over all endpoints. */
+  public static final int PANIC = 1 << 1;
+  /** An in-flight count was taken: finish with complete or cancel. */
+  public static final int TRACKED = 1 << 2;
+
+  public boolean isProbe() {
+    return (flags & PROBE) != 0;
+  }
+
+  public boolean isPanic() {
+    return (flags & PANIC) != 0;
+  }
+
+  public boolean isTracked() {
+    return (flags & TRACKED) != 0;
+  }
+
+  /** Rebuilds a pick from the three longs {@link Service#pickInto(long[])} writes. */
+  public static Pick fromPacked(long[] packed) {
+    return new Pick(packed[0], packed[1], (int) packed[2], (int) (packed[2] >>> 32));
+  }
+}
