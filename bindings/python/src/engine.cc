@@ -1,0 +1,191 @@
+// weighted._weighted.Engine: owns one wt_engine* and its lifetime (close once, use after close
+// raises), forwards the engine-wide calls, and bridges the event callback into Python.
+#include <mutex>
+#include <string_view>
+
+#include "binding.h"
+
+namespace wtpy {
+
+PendingCallbackError*& CurrentPendingError() {
+  thread_local PendingCallbackError* pending = nullptr;
+  return pending;
+}
+
+namespace {
+
+thread_local int tl_in_callback = 0;
+
+bool Finalizing() {
+#if PY_VERSION_HEX >= 0x030D0000
+  return Py_IsFinalizing();
+#else
+  return _Py_IsFinalizing();
+#endif
+}
+
+py::tuple EventTuple(const wt_event& ev) {
+  return py::make_tuple(ev.type, ev.time_ns, py::str(ev.service ? ev.service : ""),
+                        py::str(ev.endpoint ? ev.endpoint : ""), ev.old_weight, ev.new_weight,
+                        py::str(ev.reason ? ev.reason : "{}"));
+}
+
+// Runs on the controller thread (real clock) or inside advance()/run_cycle() (manual clock).
+// An exception from the Python callback cannot cross the engine: inside advance()/run_cycle()
+// it is re-raised by that call when it returns, elsewhere it goes to sys.unraisablehook.
+void EventTrampoline(void* user, const wt_event* ev) {
+  auto* st = static_cast<EngineState*>(user);
+  if (!Py_IsInitialized() || Finalizing()) return;
+  py::gil_scoped_acquire gil;
+  if (st->callback.is_none()) return;
+  ++tl_in_callback;
+  try {
+    st->callback(EventTuple(*ev));
+  } catch (py::error_already_set& e) {
+    PendingCallbackError* pending = CurrentPendingError();
+    if (pending != nullptr && !pending->error) {
+      pending->error = e.value();
+    } else {
+      e.discard_as_unraisable("weighted event callback");
+    }
+  } catch (...) {
+    PyErr_SetString(PyExc_RuntimeError, "weighted event callback failed");
+    PyErr_WriteUnraisable(nullptr);
+  }
+  --tl_in_callback;
+}
+
+// An owner of one engine. Python's `weighted.Engine` subclasses this type.
+class Engine {
+ public:
+  Engine(const std::string& source, int clock_mode, bool is_path)
+      : st_(std::make_shared<EngineState>()) {
+    wt_engine* h = nullptr;
+    if (is_path) {
+      Check(wt_engine_create_from_file(source.c_str(), clock_mode, &h));
+    } else {
+      Check(wt_engine_create(source.data(), source.size(), clock_mode, &h));
+    }
+    st_->handle = h;
+    st_->clock_mode = clock_mode;
+  }
+
+  const std::shared_ptr<EngineState>& state() const { return st_; }
+
+  void Close() { st_->Close(); }
+  bool Closed() const { return st_->handle == nullptr; }
+  int ClockMode() const { return st_->clock_mode; }
+
+  void Reload(const std::string& json) {
+    CallWithoutGil(*st_, [&] { return wt_engine_reload(st_->handle, json.data(), json.size()); });
+  }
+  void ReloadFromFile(const std::string& path) {
+    CallWithoutGil(*st_, [&] { return wt_engine_reload_from_file(st_->handle, path.c_str()); });
+  }
+  int64_t NowNs() {
+    int64_t ns = 0;
+    Check(wt_engine_now(st_->Handle(), &ns));
+    return ns;
+  }
+  void AdvanceNs(int64_t delta_ns) {
+    CallWithoutGil(*st_, [&] { return wt_engine_advance(st_->handle, delta_ns); });
+  }
+  void RunCycle() {
+    CallWithoutGil(*st_, [&] { return wt_engine_run_cycle(st_->handle); });
+  }
+
+  void SetEventCallback(py::object fn) {
+    wt_engine* h = st_->Handle();
+    st_->callback = fn.is_none() ? py::none() : fn;
+    // Installed once and never removed: wt_engine_set_event_callback() may not be called from
+    // inside a callback, and a None callback makes the trampoline a no-op anyway.
+    if (!st_->callback_installed && !fn.is_none()) {
+      if (tl_in_callback) {
+        throw Error{WT_ERR_INVALID_ARGUMENT,
+                    "the first event callback cannot be set from inside an event callback", {}, 0};
+      }
+      Check(wt_engine_set_event_callback(h, &EventTrampoline, st_.get()));
+      st_->callback_installed = true;
+    }
+  }
+
+  py::object PollEvent() {
+    wt_event ev{};
+    int has = 0;
+    Check(wt_engine_poll_event(st_->Handle(), &ev, &has));
+    if (!has) return py::none();
+    return EventTuple(ev);
+  }
+
+  py::str SnapshotJson() { return TakeText(&wt_engine_snapshot_json); }
+  py::str Prometheus() { return TakeText(&wt_engine_prometheus); }
+
+ private:
+  py::str TakeText(wt_status (*fn)(wt_engine*, char**, size_t*)) {
+    char* text = nullptr;
+    size_t len = 0;
+    CallWithoutGil(*st_, [&] { return fn(st_->handle, &text, &len); });
+    std::unique_ptr<char, void (*)(void*)> owned(text, &wt_free);
+    return py::str(text, len);
+  }
+
+  std::shared_ptr<EngineState> st_;
+};
+
+}  // namespace
+
+void EngineState::Close() {
+  if (handle == nullptr) return;
+  if (tl_in_callback) {
+    throw Error{WT_ERR_INVALID_ARGUMENT,
+                "close() called from inside the engine's own event callback", {}, 0};
+  }
+  wt_engine* h = handle;
+  handle = nullptr;  // from here on every call raises ClosedError
+  if (Finalizing()) {
+    wt_engine_destroy(h);
+  } else {
+    // Without the GIL: calls still running without it finish first, and the controller thread
+    // may need the GIL to deliver a last event before it can stop.
+    py::gil_scoped_release nogil;
+    std::unique_lock<std::shared_mutex> lock(busy);
+    wt_engine_destroy(h);
+  }
+  callback = py::none();
+  id_caches.clear();
+}
+
+EngineState::~EngineState() {
+  try {
+    Close();
+  } catch (...) {
+  }
+}
+
+// Services keep the EngineState alive; exposed for service.cc.
+std::shared_ptr<EngineState> EngineStateOf(py::handle engine) {
+  return engine.cast<Engine&>().state();
+}
+
+void RegisterEngine(py::module_& m) {
+  py::class_<Engine>(m, "Engine", py::dynamic_attr(),
+                     "Low-level owner of one engine; use weighted.Engine.")
+      .def(py::init<const std::string&, int, bool>(), py::arg("source"), py::arg("clock_mode"),
+           py::arg("is_path"))
+      .def("close", &Engine::Close, "Destroys the engine; later calls raise ClosedError.")
+      .def_property_readonly("closed", &Engine::Closed)
+      .def_property_readonly("clock_mode", &Engine::ClockMode)
+      .def("_reload", &Engine::Reload, py::arg("json"))
+      .def("_reload_from_file", &Engine::ReloadFromFile, py::arg("path"))
+      .def("now_ns", &Engine::NowNs, "The engine's time in nanoseconds.")
+      .def("advance_ns", &Engine::AdvanceNs, py::arg("delta_ns"),
+           "Manual clock: moves time forward and runs the cycles that fall due.")
+      .def("run_cycle", &Engine::RunCycle, "Runs one controller cycle now.")
+      .def("_set_event_callback", &Engine::SetEventCallback, py::arg("fn").none(true))
+      .def("_poll_event", &Engine::PollEvent)
+      .def("_snapshot_json", &Engine::SnapshotJson)
+      .def("prometheus", &Engine::Prometheus,
+           "All state in Prometheus text exposition format 0.0.4.");
+}
+
+}  // namespace wtpy

@@ -1,0 +1,247 @@
+// weighted._weighted.Service and Pick: the hot path. pick, complete and report keep the GIL (a
+// ~100 ns C call is cheaper than releasing it); report_batch releases it around the C call.
+#include <cmath>
+#include <optional>
+#include <string_view>
+
+#include "binding.h"
+
+namespace wtpy {
+
+int ToOutcome(py::handle outcome) {
+  if (PyLong_Check(outcome.ptr())) {
+    long v = PyLong_AsLong(outcome.ptr());
+    if (v == -1 && PyErr_Occurred()) throw py::error_already_set();
+    if (v < INT32_MIN || v > INT32_MAX) {
+      throw Error{WT_ERR_INVALID_ARGUMENT, "outcome " + std::to_string(v) + " is out of range", {}, 0};
+    }
+    return static_cast<int>(v);  // the core checks the range and names a bad value
+  }
+  if (PyUnicode_Check(outcome.ptr())) {
+    static constexpr std::string_view kNames[WT_OUTCOME_COUNT] = {
+        "success", "http_5xx", "timeout", "connect_error", "business_error"};
+    std::string name = outcome.cast<std::string>();
+    for (int i = 0; i < WT_OUTCOME_COUNT; ++i) {
+      if (kNames[i] == name) return i;
+    }
+    throw Error{WT_ERR_INVALID_ARGUMENT,
+                "outcome '" + name +
+                    "' is not one of success, http_5xx, timeout, connect_error, business_error",
+                {}, 0};
+  }
+  throw py::type_error("outcome must be a weighted.Outcome, an int or its name, not " +
+                       std::string(Py_TYPE(outcome.ptr())->tp_name));
+}
+
+namespace {
+
+struct Pick {
+  wt_pick raw{};
+  py::object endpoint;
+};
+
+class Service {
+ public:
+  Service(py::handle engine, const std::string& name) : st_(EngineStateOf(engine)) {
+    Check(wt_engine_service(st_->Handle(), name.c_str(), &svc_));
+    auto& cache = st_->id_caches[svc_];
+    if (!cache) cache = std::make_shared<IdCache>();
+    ids_ = cache;
+    name_ = name;
+  }
+
+  const std::string& name() const { return name_; }
+  bool Closed() const { return st_->handle == nullptr; }
+
+  void SetEndpoints(const std::vector<std::pair<std::string, double>>& endpoints) {
+    wt_service* s = Handle();
+    std::vector<wt_endpoint_spec> specs;
+    specs.reserve(endpoints.size());
+    for (const auto& [id, weight] : endpoints) specs.push_back({id.c_str(), weight});
+    Check(wt_service_set_endpoints(s, specs.data(), specs.size()));
+    std::vector<py::object> ids;
+    ids.reserve(endpoints.size());
+    for (const auto& e : endpoints) ids.push_back(py::str(e.first));
+    ids_->ids = std::move(ids);
+    ++ids_->epoch;
+  }
+
+  uint64_t EndpointKey(const std::string& id) {
+    uint64_t key = 0;
+    Check(wt_service_endpoint_key(Handle(), id.c_str(), &key));
+    return key;
+  }
+
+  py::str EndpointId(uint64_t key) {
+    wt_service* s = Handle();
+    char buf[272];
+    size_t len = 0;
+    wt_status status = wt_service_endpoint_id(s, key, buf, sizeof buf, &len);
+    if (status == WT_ERR_INVALID_ARGUMENT && len >= sizeof buf) {
+      std::string big(len + 1, '\0');
+      Check(wt_service_endpoint_id(s, key, big.data(), big.size(), &len));
+      return py::str(big.data(), len);
+    }
+    Check(status);
+    return py::str(buf, len);
+  }
+
+  Pick DoPick() {
+    wt_service* s = Handle();
+    Pick p;
+    Check(wt_service_pick(s, &p.raw));
+    if (p.raw.epoch == ids_->epoch && p.raw.index < ids_->ids.size()) {
+      p.endpoint = ids_->ids[p.raw.index];
+    } else {
+      p.endpoint = EndpointId(p.raw.key);
+    }
+    return p;
+  }
+
+  void Complete(const Pick& p, double latency_ms, py::handle outcome) {
+    wt_service* s = Handle();
+    Check(wt_service_complete(s, &p.raw, latency_ms, ToOutcome(outcome)));
+  }
+
+  void Cancel(const Pick& p) { Check(wt_service_cancel(Handle(), &p.raw)); }
+
+  void Report(py::handle endpoint, double latency_ms, py::handle outcome) {
+    wt_service* s = Handle();
+    int o = ToOutcome(outcome);
+    if (PyUnicode_Check(endpoint.ptr())) {
+      std::string id = endpoint.cast<std::string>();
+      Check(wt_service_report(s, id.c_str(), latency_ms, o));
+    } else if (PyLong_Check(endpoint.ptr())) {
+      Check(wt_service_report_key(s, endpoint.cast<uint64_t>(), latency_ms, o));
+    } else {
+      throw py::type_error("endpoint must be an id (str) or a key (int)");
+    }
+  }
+
+  void ReportResources(const std::string& id, std::optional<double> cpu,
+                       std::optional<double> memory, std::optional<double> thread_pool,
+                       std::optional<double> connection_pool) {
+    wt_resources r{};
+    if (cpu) r.present |= WT_RES_CPU, r.cpu = *cpu;
+    if (memory) r.present |= WT_RES_MEMORY, r.memory = *memory;
+    if (thread_pool) r.present |= WT_RES_THREAD_POOL, r.thread_pool = *thread_pool;
+    if (connection_pool) r.present |= WT_RES_CONNECTION_POOL, r.connection_pool = *connection_pool;
+    Check(wt_service_report_resources(Handle(), id.c_str(), &r));
+  }
+
+  // endpoints: ids, keys or Picks; latencies: numbers; outcomes: one outcome for all entries or
+  // one per entry. Ids are resolved before anything is recorded, so an unknown id leaves the
+  // state unchanged. Returns how many entries were recorded.
+  size_t ReportBatch(py::sequence endpoints, py::sequence latencies, py::object outcomes) {
+    wt_service* s = Handle();
+    const size_t n = py::len(endpoints);
+    if (py::len(latencies) != n) {
+      throw Error{WT_ERR_INVALID_ARGUMENT,
+                  "report_batch: " + std::to_string(n) + " endpoints but " +
+                      std::to_string(py::len(latencies)) + " latencies", {}, 0};
+    }
+    const bool one_outcome = PyLong_Check(outcomes.ptr()) || PyUnicode_Check(outcomes.ptr());
+    py::sequence outcome_seq;
+    int single = 0;
+    if (one_outcome) {
+      single = ToOutcome(outcomes);
+    } else {
+      outcome_seq = outcomes.cast<py::sequence>();
+      if (py::len(outcome_seq) != n) {
+        throw Error{WT_ERR_INVALID_ARGUMENT,
+                    "report_batch: " + std::to_string(n) + " endpoints but " +
+                        std::to_string(py::len(outcome_seq)) + " outcomes", {}, 0};
+      }
+    }
+    std::vector<wt_report> reports(n);
+    for (size_t i = 0; i < n; ++i) {
+      py::object e = endpoints[i];
+      wt_report& r = reports[i];
+      if (PyLong_Check(e.ptr())) {
+        r.key = e.cast<uint64_t>();
+      } else if (PyUnicode_Check(e.ptr())) {
+        uint64_t key = 0;
+        Check(wt_service_endpoint_key(s, e.cast<std::string>().c_str(), &key));
+        r.key = key;
+      } else if (py::isinstance<Pick>(e)) {
+        r.key = e.cast<const Pick&>().raw.key;
+      } else {
+        throw py::type_error("report_batch: endpoints[" + std::to_string(i) +
+                             "] must be an id (str), a key (int) or a Pick");
+      }
+      r.latency_ms = latencies[i].cast<double>();
+      r.outcome = one_outcome ? single : ToOutcome(outcome_seq[i]);
+      r.status = WT_OK;
+    }
+    size_t recorded = 0;
+    try {
+      CallWithoutGil(*st_, [&] {
+        return wt_service_report_batch(s, reports.data(), reports.size(), &recorded);
+      });
+    } catch (Error& e) {
+      e.recorded = recorded;
+      e.entry_statuses.reserve(n);
+      for (const auto& r : reports) e.entry_statuses.push_back(r.status);
+      throw;
+    }
+    return recorded;
+  }
+
+ private:
+  wt_service* Handle() const {
+    st_->Handle();
+    return svc_;
+  }
+
+  std::shared_ptr<EngineState> st_;
+  std::shared_ptr<IdCache> ids_;
+  wt_service* svc_ = nullptr;
+  std::string name_;
+};
+
+}  // namespace
+
+void RegisterService(py::module_& m) {
+  py::class_<Pick>(m, "Pick", "One chosen endpoint; finish it with Service.complete() or cancel().")
+      .def_property_readonly("endpoint", [](const Pick& p) { return p.endpoint; },
+                             "The endpoint id.")
+      .def_property_readonly("key", [](const Pick& p) { return p.raw.key; })
+      .def_property_readonly("epoch", [](const Pick& p) { return p.raw.epoch; })
+      .def_property_readonly("index", [](const Pick& p) { return p.raw.index; })
+      .def_property_readonly("flags", [](const Pick& p) { return p.raw.flags; })
+      .def_property_readonly("probe", [](const Pick& p) { return (p.raw.flags & WT_PICK_PROBE) != 0; })
+      .def_property_readonly("panic", [](const Pick& p) { return (p.raw.flags & WT_PICK_PANIC) != 0; })
+      .def_property_readonly("tracked",
+                             [](const Pick& p) { return (p.raw.flags & WT_PICK_TRACKED) != 0; })
+      .def("__repr__", [](const Pick& p) {
+        return "Pick(endpoint=" + py::repr(p.endpoint).cast<std::string>() +
+               ", index=" + std::to_string(p.raw.index) + ", epoch=" + std::to_string(p.raw.epoch) +
+               ", flags=" + std::to_string(p.raw.flags) + ")";
+      });
+
+  py::class_<Service>(m, "Service", py::dynamic_attr(),
+                      "Low-level handle of one service; use weighted.Service.")
+      .def(py::init<py::handle, const std::string&>(), py::arg("engine"), py::arg("name"))
+      .def_property_readonly("name", &Service::name)
+      .def_property_readonly("closed", &Service::Closed)
+      .def("_set_endpoints", &Service::SetEndpoints, py::arg("endpoints"))
+      .def("key", &Service::EndpointKey, py::arg("endpoint_id"),
+           "The endpoint's key (an int), usable wherever an endpoint id is.")
+      .def("endpoint_id", &Service::EndpointId, py::arg("key"))
+      .def("pick", &Service::DoPick, "Chooses an endpoint (the hot path).")
+      .def("complete", &Service::Complete, py::arg("pick"), py::arg("latency_ms"),
+           py::arg("outcome") = 0, "Finishes a pick with its latency (ms) and outcome.")
+      .def("cancel", &Service::Cancel, py::arg("pick"),
+           "Finishes a pick without an outcome (the request was never sent).")
+      .def("report", &Service::Report, py::arg("endpoint"), py::arg("latency_ms"),
+           py::arg("outcome") = 0, "Records an outcome observed elsewhere (id or key).")
+      .def("report_resources", &Service::ReportResources, py::arg("endpoint"), py::kw_only(),
+           py::arg("cpu") = py::none(), py::arg("memory") = py::none(),
+           py::arg("thread_pool") = py::none(), py::arg("connection_pool") = py::none(),
+           "Records resource levels (fractions in [0, 1]) for an endpoint.")
+      .def("report_batch", &Service::ReportBatch, py::arg("endpoints"), py::arg("latencies_ms"),
+           py::arg("outcomes") = 0,
+           "Records many outcomes in one call (the GIL is released around it).");
+}
+
+}  // namespace wtpy

@@ -1,0 +1,58 @@
+"""weighted: health-aware, dynamically weighted load balancing, from Python.
+
+A thin layer over ``libweighted.so`` (the C API) through the ``weighted._weighted`` binding: the
+engine owns all state and all decisions; this package converts arguments and results. ::
+
+    import weighted
+
+    engine = weighted.Engine.from_dict({"profile": "default"}, clock="manual")
+    orders = engine.service("orders")
+    orders.set_endpoints({"a:80": 100, "b:80": 100, "c:80": 100})
+    with orders.call() as call:          # picks, times the block, reports the outcome
+        send(call.endpoint)
+    print(engine.snapshot())
+
+See docs/python.md.
+"""
+from __future__ import annotations
+
+__version__ = "1.0.0"
+
+
+def _check_version(built: int, loaded: int) -> None:
+    """Refuses a libweighted of another major version, or an older one than the binding was
+    built for (it may lack functions the binding calls). Versions are MAJOR*10000+MINOR*100+PATCH."""
+    if built // 10000 != loaded // 10000 or loaded < built:
+        def fmt(v: int) -> str:
+            return f"{v // 10000}.{v // 100 % 100}.{v % 100}"
+        raise ImportError(
+            f"weighted: the loaded libweighted is version {fmt(loaded)}, but this binding was "
+            f"built for {fmt(built)}; reinstall the package (pip install ./python) so both match")
+
+
+from . import _weighted  # noqa: E402  (the binding; loads libweighted.so beside it)
+
+_check_version(_weighted.BUILT_VERSION, _weighted.version_number())
+
+from ._errors import (  # noqa: E402
+    ClosedError, ConfigError, ConfigFileError, ConfigInvalidError, ConfigParseError,
+    DuplicateEndpointError, InternalError, InvalidArgumentError, LimitError, NoEndpointError,
+    NotFoundError, OutOfMemoryError, StaleEndpointError, WeightedError, WrongClockError)
+from ._engine import (  # noqa: E402
+    Call, Engine, Event, EventType, Outcome, Pick, Service, classify_exception, resolve_config,
+    validate_config, validate_config_file)
+
+
+def library_version() -> str:
+    """The version of the loaded libweighted.so, e.g. ``"1.0.0"``."""
+    return _weighted.version_string()
+
+
+__all__ = [
+    "Engine", "Service", "Pick", "Call", "Outcome", "Event", "EventType", "classify_exception",
+    "validate_config", "validate_config_file", "resolve_config", "library_version",
+    "WeightedError", "InvalidArgumentError", "ConfigError", "ConfigParseError",
+    "ConfigInvalidError", "ConfigFileError", "NotFoundError", "NoEndpointError", "LimitError",
+    "WrongClockError", "StaleEndpointError", "OutOfMemoryError", "DuplicateEndpointError",
+    "InternalError", "ClosedError",
+]

@@ -1,0 +1,511 @@
+"""The Pythonic layer over ``weighted._weighted``: Engine, Service, outcomes, events, calls.
+
+The classes subclass the binding's types, so the hot path (``Service.pick``, ``complete``,
+``report``) is the C++ method itself with no Python frame in between. Everything here only
+converts arguments and results; all state lives in the engine.
+"""
+from __future__ import annotations
+
+import atexit
+import enum
+import functools
+import inspect
+import json
+import math
+import os
+import threading
+import time
+import weakref
+from dataclasses import dataclass, field
+from typing import (Any, Callable, Dict, Iterable, Iterator, List, Mapping, Optional, Sequence,
+                    Tuple, TypeVar, Union)
+
+from . import _errors, _weighted
+
+__all__ = ["Engine", "Service", "Pick", "Outcome", "EventType", "Event", "Call",
+           "classify_exception", "validate_config", "resolve_config"]
+
+Pick = _weighted.Pick
+ConfigLike = Union[str, bytes, Mapping[str, Any], None]
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+class Outcome(enum.IntEnum):
+    """How a call ended (``wt_outcome``). Strings such as ``"timeout"`` are accepted too."""
+
+    SUCCESS = 0
+    HTTP_5XX = 1
+    TIMEOUT = 2
+    CONNECT_ERROR = 3
+    BUSINESS_ERROR = 4
+
+    @classmethod
+    def from_http_status(cls, http_status: int) -> "Outcome":
+        """500..599 is HTTP_5XX, anything else SUCCESS (a 4xx is the caller's fault)."""
+        return cls(_weighted.outcome_from_http_status(int(http_status)))
+
+
+class EventType(enum.IntEnum):
+    """``wt_event_type``."""
+
+    WEIGHT_CHANGED = 1
+    ISOLATED = 2
+    RESTORED = 3
+    FORCED_RESTORE = 4  # alert: max isolation time ran out; needs a human
+    PANIC_ENTER = 5
+    PANIC_EXIT = 6
+    ENDPOINT_ADDED = 7
+    ENDPOINT_REMOVED = 8
+    CONFIG_RELOADED = 9
+
+
+@dataclass(frozen=True)
+class Event:
+    """One engine event. ``reason`` is the core's JSON reason (rules that fired, on which values)."""
+
+    type: Union[EventType, int]
+    time_ns: int
+    service: str
+    endpoint: str
+    old_weight: float
+    new_weight: float
+    reason: Dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def time(self) -> float:
+        """Engine time in seconds."""
+        return self.time_ns / 1e9
+
+    @property
+    def name(self) -> str:
+        """``"isolated"``, ``"panic_enter"``, ... (``"event_<n>"`` for a type newer than this SDK)."""
+        return self.type.name.lower() if isinstance(self.type, EventType) else f"event_{self.type}"
+
+    def to_dict(self) -> Dict[str, Any]:
+        return {"type": self.name, "time_ns": self.time_ns, "service": self.service,
+                "endpoint": self.endpoint, "old_weight": self.old_weight,
+                "new_weight": self.new_weight, "reason": self.reason}
+
+    @classmethod
+    def _from_raw(cls, raw: Tuple[int, int, str, str, float, float, str]) -> "Event":
+        etype, time_ns, service, endpoint, old_w, new_w, reason_text = raw
+        try:
+            reason = json.loads(reason_text) if reason_text else {}
+        except ValueError:
+            reason = {"text": reason_text}
+        if not isinstance(reason, dict):
+            reason = {"value": reason}
+        try:
+            etype = EventType(etype)
+        except ValueError:
+            pass
+        return cls(etype, time_ns, service, endpoint, old_w, new_w, reason)
+
+
+# ------------------------------------------------------------------------------------------------
+# Config
+# ------------------------------------------------------------------------------------------------
+
+def _config_text(config: ConfigLike) -> str:
+    if config is None:
+        return "{}"
+    if isinstance(config, bytes):
+        return config.decode("utf-8")
+    if isinstance(config, str):
+        return config
+    if isinstance(config, Mapping):
+        # NaN/inf are written as the non-JSON tokens NaN/Infinity on purpose: the core rejects
+        # them with its own message (line and column), as it would from any other language.
+        return json.dumps(config)
+    raise TypeError(f"config must be JSON text, bytes or a dict, not {type(config).__name__}")
+
+
+def validate_config(config: ConfigLike) -> None:
+    """Checks a config (JSON text or a dict) without creating an engine.
+
+    Raises :class:`weighted.ConfigError` (``ConfigParseError`` / ``ConfigInvalidError``) or
+    :class:`weighted.LimitError` carrying the core's message.
+    """
+    _weighted.validate_config(_config_text(config))
+
+
+def validate_config_file(path: Union[str, os.PathLike]) -> None:
+    """Reads a config file and validates it (:class:`weighted.ConfigFileError` if unreadable)."""
+    try:
+        with open(path, "rb") as f:
+            text = f.read()
+    except OSError as e:
+        raise _errors.from_status(5, f"cannot read config file '{os.fspath(path)}': {e.strerror}")
+    validate_config(text)
+
+
+def resolve_config(config: ConfigLike) -> Dict[str, Any]:
+    """The fully resolved config as a dict: every key present, the profile's defaults filled in."""
+    return json.loads(_weighted.resolve_config(_config_text(config)))
+
+
+_CLOCKS = {"real": _weighted.CLOCK_REAL, "manual": _weighted.CLOCK_MANUAL}
+
+
+def _clock_mode(clock: str) -> int:
+    try:
+        return _CLOCKS[clock]
+    except (KeyError, TypeError):
+        raise _errors.from_status(1, f"clock must be 'real' or 'manual', not {clock!r}") from None
+
+
+# ------------------------------------------------------------------------------------------------
+# Engine
+# ------------------------------------------------------------------------------------------------
+
+_live_engines: "weakref.WeakSet[Engine]" = weakref.WeakSet()
+
+
+@atexit.register
+def _close_live_engines() -> None:
+    # Stop every controller thread while the interpreter is still whole.
+    for engine in list(_live_engines):
+        try:
+            engine.close()
+        except Exception:
+            pass
+
+
+class Engine(_weighted.Engine):
+    """One engine: config, services, the controller, events and observability.
+
+    Create it from JSON text, a dict or a file, with ``clock="real"`` (a controller thread runs
+    every health-check cycle) or ``clock="manual"`` (time moves only through :meth:`advance`;
+    tests and simulations are deterministic). Use it as a context manager or call
+    :meth:`close`; any call after close raises :class:`weighted.ClosedError`.
+    """
+
+    def __init__(self, config: ConfigLike = None, *, clock: str = "real",
+                 path: Union[str, os.PathLike, None] = None) -> None:
+        mode = _clock_mode(clock)
+        if path is not None:
+            if config is not None:
+                raise TypeError("pass either config or path, not both")
+            super().__init__(os.fspath(path), mode, True)
+        else:
+            super().__init__(_config_text(config), mode, False)
+        self._services: Dict[str, Service] = {}
+        self._listeners: List[Callable[[Event], Any]] = []
+        self._listeners_lock = threading.Lock()
+        self._dispatcher_installed = False
+        _live_engines.add(self)
+
+    @classmethod
+    def from_json(cls, text: Union[str, bytes], *, clock: str = "real") -> "Engine":
+        """An engine from config JSON text."""
+        return cls(text, clock=clock)
+
+    @classmethod
+    def from_dict(cls, config: Mapping[str, Any], *, clock: str = "real") -> "Engine":
+        """An engine from a config dict (the same document as the JSON file)."""
+        return cls(dict(config), clock=clock)
+
+    @classmethod
+    def from_file(cls, path: Union[str, os.PathLike], *, clock: str = "real") -> "Engine":
+        """An engine from a config file (:class:`weighted.ConfigFileError` if unreadable)."""
+        return cls(path=path, clock=clock)
+
+    # -- lifetime --------------------------------------------------------------------------------
+    def __enter__(self) -> "Engine":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        state = "closed" if self.closed else f"clock={self.clock!r}"
+        return f"<weighted.Engine {state}>"
+
+    @property
+    def clock(self) -> str:
+        """``"real"`` or ``"manual"``."""
+        return "manual" if self.clock_mode == _weighted.CLOCK_MANUAL else "real"
+
+    # -- config ----------------------------------------------------------------------------------
+    def reload(self, config: ConfigLike) -> None:
+        """Replaces the config at run time; an invalid one raises ConfigError and the old stays."""
+        self._reload(_config_text(config))
+
+    def reload_from_file(self, path: Union[str, os.PathLike]) -> None:
+        self._reload_from_file(os.fspath(path))
+
+    # -- time ------------------------------------------------------------------------------------
+    def now(self) -> float:
+        """Engine time in seconds (0 at creation on the manual clock)."""
+        return self.now_ns() / 1e9
+
+    def advance(self, seconds: float) -> None:
+        """Manual clock: moves time forward by ``seconds`` and runs every cycle that falls due.
+
+        Event callbacks run on this thread; an exception a callback raises is re-raised here.
+        """
+        if not isinstance(seconds, (int, float)) or not math.isfinite(seconds):
+            raise _errors.from_status(1, f"advance: seconds must be a finite number, not {seconds!r}")
+        self.advance_ns(int(round(seconds * 1e9)))
+
+    # -- services --------------------------------------------------------------------------------
+    def service(self, name: str) -> "Service":
+        """The service called ``name``, created (with no endpoints) on first use."""
+        svc = self._services.get(name)
+        if svc is None or svc.closed:
+            svc = Service(self, name)
+            self._services[name] = svc
+        return svc
+
+    # -- observability ---------------------------------------------------------------------------
+    def snapshot(self) -> Dict[str, Any]:
+        """All state as plain dicts and lists (weights, targets, penalties with per-rule
+        contributions, states, window statistics, totals), parsed from the core's JSON."""
+        return json.loads(self._snapshot_json())
+
+    def snapshot_json(self) -> str:
+        """The core's snapshot JSON text, unparsed."""
+        return self._snapshot_json()
+
+    # -- events ----------------------------------------------------------------------------------
+    def events(self) -> Iterator[Event]:
+        """Drains the engine's event queue: yields each queued event, oldest first, and stops
+        when the queue is empty. Independent of :meth:`on_event` callbacks."""
+        while True:
+            raw = self._poll_event()
+            if raw is None:
+                return
+            yield Event._from_raw(raw)
+
+    def poll_event(self) -> Optional[Event]:
+        """The oldest queued event, or None."""
+        raw = self._poll_event()
+        return None if raw is None else Event._from_raw(raw)
+
+    def on_event(self, fn: Callable[[Event], Any]) -> Callable[[], None]:
+        """Calls ``fn(event)`` for every event from now on; returns a function that unsubscribes.
+
+        Real clock: ``fn`` runs on the engine's controller thread. Manual clock: inside
+        :meth:`advance` / :meth:`run_cycle`, which re-raise the first exception ``fn`` raises.
+        ``fn`` must not close the engine.
+        """
+        if not callable(fn):
+            raise TypeError("on_event needs a callable")
+        with self._listeners_lock:
+            self._listeners.append(fn)
+            if not self._dispatcher_installed:
+                self._set_event_callback(_make_dispatcher(weakref.ref(self)))
+                self._dispatcher_installed = True
+
+        def unsubscribe() -> None:
+            with self._listeners_lock:
+                try:
+                    self._listeners.remove(fn)
+                except ValueError:
+                    pass
+        return unsubscribe
+
+
+def _make_dispatcher(ref: "weakref.ref[Engine]") -> Callable[[tuple], None]:
+    # Holds the engine weakly: the engine owns this callable, a strong reference would be a
+    # cycle through C++ that the garbage collector cannot see.
+    def dispatch(raw: tuple) -> None:
+        engine = ref()
+        if engine is None:
+            return
+        with engine._listeners_lock:
+            listeners = list(engine._listeners)
+        if not listeners:
+            return
+        event = Event._from_raw(raw)
+        first_error: Optional[BaseException] = None
+        for fn in listeners:
+            try:
+                fn(event)
+            except Exception as e:  # every listener still sees the event
+                if first_error is None:
+                    first_error = e
+        if first_error is not None:
+            raise first_error
+    return dispatch
+
+
+# ------------------------------------------------------------------------------------------------
+# Service
+# ------------------------------------------------------------------------------------------------
+
+EndpointsLike = Union[Mapping[str, float], Iterable[Union[str, Tuple[str, float]]]]
+
+
+def _endpoint_specs(endpoints: EndpointsLike) -> List[Tuple[str, float]]:
+    if isinstance(endpoints, (str, bytes)):
+        raise TypeError("endpoints must be a dict {id: base_weight} or a list, not a string")
+    if isinstance(endpoints, Mapping):
+        items: Iterable[Any] = endpoints.items()
+    else:
+        items = endpoints
+    specs: List[Tuple[str, float]] = []
+    for item in items:
+        if isinstance(item, str):
+            specs.append((item, 1.0))
+        else:
+            endpoint_id, weight = item
+            specs.append((endpoint_id, float(weight)))
+    return specs
+
+
+def classify_exception(exc: BaseException) -> Outcome:
+    """The default mapping of an exception raised by a tracked call to an :class:`Outcome`.
+
+    ``TimeoutError`` (``socket.timeout``, ``asyncio.TimeoutError``) is TIMEOUT;
+    ``ConnectionError`` (refused, reset, aborted) is CONNECT_ERROR; an exception carrying an HTTP
+    status (``.status_code``, ``.status``, ``.code`` or ``.response.status_code``) maps through
+    :meth:`Outcome.from_http_status` (so a 4xx counts as SUCCESS: the caller's fault); anything
+    else is HTTP_5XX. Pass ``classify=`` to :meth:`Service.call` or :meth:`Service.tracked` to
+    change it.
+    """
+    if isinstance(exc, TimeoutError):
+        return Outcome.TIMEOUT
+    if isinstance(exc, ConnectionError):
+        return Outcome.CONNECT_ERROR
+    status = None
+    for holder in (exc, getattr(exc, "response", None)):
+        if holder is None:
+            continue
+        for attr in ("status_code", "status", "code"):
+            value = getattr(holder, attr, None)
+            if isinstance(value, int) and 100 <= value <= 599:
+                status = value
+                break
+        if status is not None:
+            break
+    if status is not None:
+        return Outcome.from_http_status(status)
+    return Outcome.HTTP_5XX
+
+
+Classifier = Callable[[BaseException], Union[Outcome, int, str]]
+
+
+class Service(_weighted.Service):
+    """One service of an engine: its endpoint set, picks and reports.
+
+    ``pick``, ``complete``, ``cancel``, ``report``, ``report_resources``, ``report_batch`` and
+    ``key`` are the binding's methods (see the stubs); this class adds the conveniences.
+    """
+
+    def __init__(self, engine: Engine, name: str) -> None:
+        super().__init__(engine, name)
+
+    def __repr__(self) -> str:
+        return f"<weighted.Service {self.name!r}{' closed' if self.closed else ''}>"
+
+    def set_endpoints(self, endpoints: EndpointsLike) -> None:
+        """Replaces the endpoint set: ``{"10.0.0.7:8080": 100, ...}``, ``[(id, weight), ...]`` or
+        ``[id, ...]`` (base weight 1). Endpoints that stay keep their state; new ones start in
+        slow start. The position of each endpoint is the ``index`` of a :class:`Pick`."""
+        self._set_endpoints(_endpoint_specs(endpoints))
+
+    def report_http(self, endpoint: Union[str, int], latency_ms: float, http_status: int) -> None:
+        """:meth:`report` with the outcome taken from an HTTP status."""
+        self.report(endpoint, latency_ms, _weighted.outcome_from_http_status(int(http_status)))
+
+    def call(self, *, classify: Optional[Classifier] = None) -> "Call":
+        """A context manager around one call: picks on entry, times the block, and on exit reports
+        its latency and outcome (an exception is classified, then re-raised)::
+
+            with service.call() as call:
+                response = http_get(call.endpoint)
+                call.set_http_status(response.status)
+        """
+        return Call(self, classify or classify_exception)
+
+    def tracked(self, fn: Optional[F] = None, *, classify: Optional[Classifier] = None) -> Any:
+        """A decorator: each call of ``fn`` picks an endpoint, passes its id as the first
+        argument, times the call and reports its outcome (an exception is classified, then
+        re-raised). Works on plain and ``async`` functions::
+
+            @service.tracked
+            def fetch(endpoint, path): ...
+            fetch("/orders/1")
+        """
+        def decorate(func: F) -> F:
+            if inspect.iscoroutinefunction(func):
+                @functools.wraps(func)
+                async def async_wrapper(*args: Any, **kwargs: Any) -> Any:
+                    with self.call(classify=classify) as c:
+                        return await func(c.endpoint, *args, **kwargs)
+                return async_wrapper  # type: ignore[return-value]
+
+            @functools.wraps(func)
+            def wrapper(*args: Any, **kwargs: Any) -> Any:
+                with self.call(classify=classify) as c:
+                    return func(c.endpoint, *args, **kwargs)
+            return wrapper  # type: ignore[return-value]
+
+        return decorate(fn) if fn is not None else decorate
+
+
+class Call:
+    """One tracked call (see :meth:`Service.call`).
+
+    Inside the block: ``endpoint`` and ``pick`` say where to send the request;
+    ``set_outcome`` / ``set_http_status`` override the outcome, ``latency_ms`` can be set to a
+    measured value instead of the block's wall time, and ``cancel()`` reports nothing (the
+    request was never sent). KeyboardInterrupt and other non-Exception exits also cancel.
+    """
+
+    __slots__ = ("_service", "_classify", "pick", "outcome", "latency_ms", "_start", "_cancelled")
+
+    def __init__(self, service: Service, classify: Classifier) -> None:
+        self._service = service
+        self._classify = classify
+        self.pick: Optional[Pick] = None
+        self.outcome: Optional[Union[Outcome, int, str]] = None
+        self.latency_ms: Optional[float] = None
+        self._start = 0
+        self._cancelled = False
+
+    @property
+    def endpoint(self) -> str:
+        if self.pick is None:
+            raise RuntimeError("the call has not started: use it in a with block")
+        return self.pick.endpoint
+
+    def set_outcome(self, outcome: Union[Outcome, int, str]) -> None:
+        self.outcome = outcome
+
+    def set_http_status(self, http_status: int) -> None:
+        self.outcome = Outcome.from_http_status(http_status)
+
+    def cancel(self) -> None:
+        self._cancelled = True
+
+    def __enter__(self) -> "Call":
+        self.pick = self._service.pick()
+        self._start = time.perf_counter_ns()
+        return self
+
+    def __exit__(self, exc_type: Any, exc: Optional[BaseException], tb: Any) -> None:
+        elapsed_ms = (time.perf_counter_ns() - self._start) / 1e6
+        assert self.pick is not None
+        if self._cancelled or (exc is not None and not isinstance(exc, Exception)):
+            self._finish(lambda: self._service.cancel(self.pick))
+            return
+        latency = elapsed_ms if self.latency_ms is None else self.latency_ms
+        if self.outcome is not None:
+            outcome = self.outcome
+        elif exc is not None:
+            outcome = self._classify(exc)
+        else:
+            outcome = Outcome.SUCCESS
+        self._finish(lambda: self._service.complete(self.pick, latency, outcome))
+
+    @staticmethod
+    def _finish(action: Callable[[], None]) -> None:
+        try:
+            action()
+        except _errors.StaleEndpointError:
+            # The endpoint left the set during the call (a discovery update): the core counted
+            # the outcome as stale. Not the caller's error.
+            pass
