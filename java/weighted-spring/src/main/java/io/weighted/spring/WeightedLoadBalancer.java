@@ -1,0 +1,279 @@
+package io.weighted.spring;
+
+import io.weighted.jni.Engine;
+import io.weighted.jni.NoEndpointException;
+import io.weighted.jni.Pick;
+import io.weighted.jni.Service;
+import io.weighted.jni.WeightedException;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.function.LongSupplier;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.cloud.client.ServiceInstance;
+import org.springframework.cloud.client.loadbalancer.DefaultResponse;
+import org.springframework.cloud.client.loadbalancer.EmptyResponse;
+import org.springframework.cloud.client.loadbalancer.Request;
+import org.springframework.cloud.client.loadbalancer.Response;
+import org.springframework.cloud.client.loadbalancer.RetryableRequestContext;
+import org.springframework.cloud.loadbalancer.core.NoopServiceInstanceListSupplier;
+import org.springframework.cloud.loadbalancer.core.ReactorServiceInstanceLoadBalancer;
+import org.springframework.cloud.loadbalancer.core.SelectedInstanceCallback;
+import org.springframework.cloud.loadbalancer.core.ServiceInstanceListSupplier;
+import reactor.core.publisher.Mono;
+
+/**
+ * A Spring Cloud LoadBalancer that lets the weighted engine choose. It keeps no weights of its
+ * own: it forwards the instance list to the engine when discovery changes it, asks the engine for
+ * a pick, and returns the instance the pick names. Outcomes come back through
+ * {@link WeightedLoadBalancerLifecycle}.
+ *
+ * <p>Instances come from the {@link ServiceInstanceListSupplier} ({@code get(request)}, so
+ * retry-aware, health-check, zone and hint suppliers work unchanged, as do Nacos, Consul,
+ * Kubernetes and simple discovery). The endpoint id is {@code host:port}; the base weight comes
+ * from metadata ({@link Endpoints#baseWeight}). A retry's list, which lacks the instance just
+ * tried, is not sent to the engine as a new endpoint set (that would drop the endpoint's
+ * state); the balancer picks from the full set and skips instances the retry excluded.
+ */
+public class WeightedLoadBalancer implements ReactorServiceInstanceLoadBalancer {
+  private static final Log log = LogFactory.getLog(WeightedLoadBalancer.class);
+  /** Re-picks when a retry excluded the picked instance, before falling back to any allowed. */
+  private static final int RETRY_PICKS = 4;
+
+  private final String serviceId;
+  private final ObjectProvider<ServiceInstanceListSupplier> supplierProvider;
+  private final Service service;
+  private final LongSupplier nanoClock;
+  private volatile ServiceInstanceListSupplier supplier;
+  private volatile EndpointSet current;
+  private long epochs;  // successful setEndpoints calls, guarded by this
+
+  public WeightedLoadBalancer(ObjectProvider<ServiceInstanceListSupplier> supplierProvider,
+      String serviceId, Engine engine) {
+    this(supplierProvider, serviceId, engine, System::nanoTime);
+  }
+
+  /** {@code nanoClock} measures request latency (tests may pass a fake one). */
+  public WeightedLoadBalancer(ObjectProvider<ServiceInstanceListSupplier> supplierProvider,
+      String serviceId, Engine engine, LongSupplier nanoClock) {
+    this.serviceId = serviceId;
+    this.supplierProvider = supplierProvider;
+    this.service = engine.service(serviceId);
+    this.nanoClock = nanoClock;
+  }
+
+  public String getServiceId() {
+    return serviceId;
+  }
+
+  /** The engine service this balancer feeds. */
+  public Service getService() {
+    return service;
+  }
+
+  @SuppressWarnings("rawtypes")
+  @Override
+  public Mono<Response<ServiceInstance>> choose(Request request) {
+    ServiceInstanceListSupplier s = supplier();
+    return s.get(request).next().map(instances -> processInstanceResponse(s, instances, request));
+  }
+
+  private ServiceInstanceListSupplier supplier() {
+    ServiceInstanceListSupplier s = supplier;
+    if (s == null) {
+      s = supplierProvider.getIfAvailable(NoopServiceInstanceListSupplier::new);
+      supplier = s;
+    }
+    return s;
+  }
+
+  private Response<ServiceInstance> processInstanceResponse(ServiceInstanceListSupplier s,
+      List<ServiceInstance> instances, Request<?> request) {
+    Response<ServiceInstance> response = getInstanceResponse(instances, request);
+    if (s instanceof SelectedInstanceCallback callback && response.hasServer()) {
+      callback.selectedServiceInstance(response.getServer());
+    }
+    return response;
+  }
+
+  Response<ServiceInstance> getInstanceResponse(List<ServiceInstance> instances,
+      Request<?> request) {
+    if (instances.isEmpty()) {
+      if (log.isWarnEnabled()) {
+        log.warn("No servers available for service: " + serviceId);
+      }
+      return new EmptyResponse();
+    }
+    EndpointSet set = endpointsFor(instances, request);
+    if (set == null) {
+      return new EmptyResponse();
+    }
+    try {
+      if (set.source != instances && isRetryExclusion(instances, request, set)) {
+        return pickAllowed(set, instances);
+      }
+      return new DefaultResponse(pickFrom(set));
+    } catch (NoEndpointException e) {
+      return new EmptyResponse();
+    }
+  }
+
+  private WeightedServiceInstance pickFrom(EndpointSet set) {
+    Pick p = service.pick();
+    return wrap(resolve(set, p), p);
+  }
+
+  /** A retry excluded some instances: re-pick until an allowed one comes up, else take any. */
+  private Response<ServiceInstance> pickAllowed(EndpointSet set, List<ServiceInstance> allowed) {
+    Set<String> ids = new HashSet<>();
+    for (ServiceInstance i : allowed) {
+      ids.add(Endpoints.id(i));
+    }
+    for (int attempt = 0; attempt < RETRY_PICKS; attempt++) {
+      WeightedServiceInstance w = pickFrom(set);
+      if (ids.contains(w.getEndpointId())) {
+        return new DefaultResponse(w);
+      }
+      w.cancel();
+    }
+    // Every pick landed on an excluded instance (e.g. one healthy endpoint takes all traffic):
+    // take the first allowed one; its outcome is still reported, without an in-flight count.
+    for (ServiceInstance i : allowed) {
+      String id = Endpoints.id(i);
+      Integer idx = set.indexById.get(id);
+      if (idx != null) {
+        long key = service.endpointKey(id);
+        return new DefaultResponse(new WeightedServiceInstance(set.instances[idx], id, service, key,
+            0, idx, 0, false, nanoClock));
+      }
+    }
+    return new EmptyResponse();
+  }
+
+  private WeightedServiceInstance wrap(ResolvedPick r, Pick p) {
+    return new WeightedServiceInstance(r.instance, r.id, service, p.key(), p.epoch(), p.index(),
+        p.flags(), true, nanoClock);
+  }
+
+  private record ResolvedPick(ServiceInstance instance, String id) {}
+
+  /** Maps a pick back to an instance: by index when the epoch matches, else by endpoint id. */
+  private ResolvedPick resolve(EndpointSet set, Pick p) {
+    EndpointSet s = p.epoch() == set.epoch ? set : current;
+    if (s != null && p.epoch() == s.epoch && p.index() >= 0 && p.index() < s.instances.length) {
+      return new ResolvedPick(s.instances[p.index()], s.ids[p.index()]);
+    }
+    // The set changed between our registration and the pick (another thread's discovery
+    // update): find the endpoint by id. Rare, so a String lookup is fine here.
+    String id = service.endpointId(p.key());
+    for (EndpointSet candidate : new EndpointSet[] {current, set}) {
+      Integer idx = candidate == null ? null : candidate.indexById.get(id);
+      if (idx != null) {
+        return new ResolvedPick(candidate.instances[idx], id);
+      }
+    }
+    throw new WeightedException(4, "WT_ERR_NOT_FOUND: picked endpoint " + id
+        + " is in no endpoint set this balancer registered for " + serviceId);
+  }
+
+  private static boolean isRetryExclusion(List<ServiceInstance> instances, Request<?> request,
+      EndpointSet set) {
+    if (request == null || !(request.getContext() instanceof RetryableRequestContext ctx)
+        || ctx.getPreviousServiceInstance() == null || instances.size() >= set.instances.length) {
+      return false;
+    }
+    for (ServiceInstance i : instances) {
+      if (!set.indexById.containsKey(Endpoints.id(i))) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /** The registered set for this list, registering it with the engine if discovery changed it. */
+  private EndpointSet endpointsFor(List<ServiceInstance> instances, Request<?> request) {
+    EndpointSet cur = current;
+    if (cur != null && cur.source == instances) {
+      return cur;
+    }
+    EndpointSet candidate = EndpointSet.of(instances);
+    if (cur != null && (cur.sameEndpoints(candidate) || isRetryExclusion(instances, request, cur))) {
+      if (cur.sameEndpoints(candidate)) {
+        cur.source = instances;  // same content, new list object: remember it for the fast path
+      }
+      return cur;
+    }
+    if (candidate.instances.length == 0) {
+      return cur;  // every instance has weight 0: keep the engine's set, send nothing new
+    }
+    synchronized (this) {
+      cur = current;
+      if (cur != null && cur.sameEndpoints(candidate)) {
+        return cur;
+      }
+      service.setEndpoints(candidate.ids, candidate.weights);
+      candidate.epoch = ++epochs;
+      candidate.source = instances;
+      current = candidate;
+      if (log.isDebugEnabled()) {
+        log.debug("weighted: " + serviceId + " endpoints " + Arrays.toString(candidate.ids)
+            + " weights " + Arrays.toString(candidate.weights) + " (epoch " + candidate.epoch + ")");
+      }
+      return candidate;
+    }
+  }
+
+  /** One endpoint set as registered with the engine. Index i is the engine's pick index i. */
+  static final class EndpointSet {
+    final ServiceInstance[] instances;
+    final String[] ids;
+    final double[] weights;
+    final Map<String, Integer> indexById;
+    volatile long epoch;
+    volatile List<ServiceInstance> source;
+
+    private EndpointSet(ServiceInstance[] instances, String[] ids, double[] weights,
+        Map<String, Integer> indexById) {
+      this.instances = instances;
+      this.ids = ids;
+      this.weights = weights;
+      this.indexById = indexById;
+    }
+
+    static EndpointSet of(List<ServiceInstance> list) {
+      List<ServiceInstance> kept = new ArrayList<>(list.size());
+      List<String> ids = new ArrayList<>(list.size());
+      List<Double> weights = new ArrayList<>(list.size());
+      Map<String, Integer> index = new HashMap<>();
+      for (ServiceInstance raw : list) {
+        ServiceInstance i = WeightedServiceInstance.unwrap(raw);
+        String id = Endpoints.id(i);
+        double w = Endpoints.baseWeight(i);
+        if (w <= 0 || index.containsKey(id)) {
+          continue;  // weight 0 means "send nothing"; a duplicate host:port is the same endpoint
+        }
+        index.put(id, kept.size());
+        kept.add(i);
+        ids.add(id);
+        weights.add(w);
+      }
+      double[] w = new double[weights.size()];
+      for (int k = 0; k < w.length; k++) {
+        w[k] = weights.get(k);
+      }
+      return new EndpointSet(kept.toArray(new ServiceInstance[0]), ids.toArray(new String[0]), w,
+          index);
+    }
+
+    boolean sameEndpoints(EndpointSet o) {
+      return Arrays.equals(ids, o.ids) && Arrays.equals(weights, o.weights)
+          && Arrays.equals(instances, o.instances);
+    }
+  }
+}

@@ -1,0 +1,61 @@
+package io.weighted.spring;
+
+import io.weighted.jni.Engine;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.cloud.loadbalancer.annotation.LoadBalancerClients;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Conditional;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.core.io.DefaultResourceLoader;
+import org.springframework.core.io.Resource;
+import org.springframework.core.io.ResourceLoader;
+
+/**
+ * Creates the one {@link Engine} of the application from the shared JSON config and makes
+ * {@link WeightedLoadBalancerClientConfiguration} the default of every load-balancer client.
+ * On with {@link EnableWeightedLoadBalancer} or {@code weighted.loadbalancer.config}.
+ */
+@AutoConfiguration
+@Conditional(OnWeightedEnabledCondition.class)
+@EnableConfigurationProperties(WeightedLoadBalancerProperties.class)
+@LoadBalancerClients(defaultConfiguration = WeightedLoadBalancerClientConfiguration.class)
+public class WeightedLoadBalancerAutoConfiguration {
+
+  /** The engine; closed with the application context. */
+  @Bean(destroyMethod = "close")
+  @ConditionalOnMissingBean
+  public Engine weightedEngine(WeightedLoadBalancerProperties properties,
+      ResourceLoader resourceLoader) throws IOException {
+    String json = readConfig(properties.getConfig(), resourceLoader);
+    return Engine.create(json, properties.getClock());
+  }
+
+  static String readConfig(String location, ResourceLoader loader) throws IOException {
+    ResourceLoader rl = loader != null ? loader : new DefaultResourceLoader();
+    String loc = location.contains(":") || location.startsWith("/")
+        ? (location.startsWith("/") ? "file:" + location : location) : "file:" + location;
+    Resource r = rl.getResource(loc);
+    if (!r.exists()) {
+      throw new IOException("weighted.loadbalancer.config: " + location + " does not exist");
+    }
+    try (InputStream in = r.getInputStream()) {
+      return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+    }
+  }
+
+  @Configuration(proxyBeanMethods = false)
+  @ConditionalOnClass(name = "io.micrometer.core.instrument.binder.MeterBinder")
+  static class Metrics {
+    @Bean
+    @ConditionalOnMissingBean
+    WeightedMeterBinder weightedMeterBinder(Engine engine, WeightedLoadBalancerProperties p) {
+      return new WeightedMeterBinder(engine, p.isMetrics());
+    }
+  }
+}

@@ -1,0 +1,65 @@
+package io.weighted.spring;
+
+import io.weighted.jni.Outcome;
+import org.springframework.cloud.client.ServiceInstance;
+import org.springframework.cloud.client.loadbalancer.CompletionContext;
+import org.springframework.cloud.client.loadbalancer.LoadBalancerLifecycle;
+import org.springframework.cloud.client.loadbalancer.Request;
+import org.springframework.cloud.client.loadbalancer.Response;
+
+/**
+ * Reports each load-balanced call's outcome to the engine. Spring Cloud calls it from the
+ * reactive {@code WebClient} filter (plain and retryable) and from {@code BlockingLoadBalancerClient}
+ * (RestTemplate, RestClient, their retry interceptor), for the instances
+ * {@link WeightedLoadBalancer} chose.
+ *
+ * <p>Latency runs from {@link #onStartRequest} (the request is about to be sent to the chosen
+ * instance) to {@link #onComplete}. Each attempt of a retried call is its own pick and is reported
+ * on its own; a pick is finished once, however many times it is seen (S-P3: nothing counted
+ * twice).
+ */
+public class WeightedLoadBalancerLifecycle
+    implements LoadBalancerLifecycle<Object, Object, ServiceInstance> {
+  private final OutcomeClassifier classifier;
+
+  public WeightedLoadBalancerLifecycle(OutcomeClassifier classifier) {
+    this.classifier = classifier;
+  }
+
+  @Override
+  public boolean supports(Class requestContextClass, Class responseClass, Class serverTypeClass) {
+    return ServiceInstance.class.isAssignableFrom(serverTypeClass);
+  }
+
+  @Override
+  public void onStart(Request<Object> request) {
+    // The instance is not chosen yet; nothing to measure.
+  }
+
+  @Override
+  public void onStartRequest(Request<Object> request, Response<ServiceInstance> lbResponse) {
+    WeightedServiceInstance w = weighted(lbResponse);
+    if (w != null) {
+      w.markStarted();
+    }
+  }
+
+  @Override
+  public void onComplete(CompletionContext<Object, ServiceInstance, Object> completion) {
+    WeightedServiceInstance w = weighted(completion.getLoadBalancerResponse());
+    if (w == null) {
+      return;
+    }
+    Outcome outcome = completion.status() == CompletionContext.Status.DISCARD ? null
+        : classifier.classify(completion);
+    if (outcome == null) {
+      w.cancel();
+    } else {
+      w.complete(outcome);
+    }
+  }
+
+  private static WeightedServiceInstance weighted(Response<ServiceInstance> r) {
+    return r != null && r.getServer() instanceof WeightedServiceInstance w ? w : null;
+  }
+}

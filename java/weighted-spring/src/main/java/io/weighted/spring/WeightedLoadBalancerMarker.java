@@ -1,0 +1,7 @@
+package io.weighted.spring;
+
+/**
+ * Registered by {@link EnableWeightedLoadBalancer}; its presence turns on
+ * {@link WeightedLoadBalancerAutoConfiguration}.
+ */
+public class WeightedLoadBalancerMarker {}

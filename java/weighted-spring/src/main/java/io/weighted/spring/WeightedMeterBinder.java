@@ -1,0 +1,167 @@
+package io.weighted.spring;
+
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.Meter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Tags;
+import io.micrometer.core.instrument.binder.MeterBinder;
+import io.weighted.jni.Engine;
+import io.weighted.jni.Json;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * Micrometer gauges per endpoint, read from the engine's snapshot JSON (the engine is the one
+ * data source: this class computes nothing). Tags: {@code service}, {@code endpoint}.
+ * <ul>
+ *   <li>{@code weighted.endpoint.weight}: the effective weight picks use now;
+ *   <li>{@code weighted.endpoint.base.weight}: the base weight from discovery metadata;
+ *   <li>{@code weighted.endpoint.penalty}: the sum of fired rule penalties;
+ *   <li>{@code weighted.endpoint.state}: 0 healthy, 1 degraded, 2 isolated, 3 recovering
+ *       (-1 for a state this version does not know);
+ *   <li>{@code weighted.service.panic} (tag {@code service}): 1 while in panic round-robin;
+ *   <li>{@code weighted.endpoints}: endpoints known to the engine.
+ * </ul>
+ * The snapshot is read at most once per {@code refreshMillis} however many gauges a scrape
+ * reads; endpoints that appear or leave get their gauges added or removed on that read.
+ */
+public class WeightedMeterBinder implements MeterBinder {
+  private static final List<String> STATES =
+      List.of("healthy", "degraded", "isolated", "recovering");
+
+  private final Engine engine;
+  private final boolean enabled;
+  private final long refreshMillis;
+  private final Map<String, List<Meter>> metersByEndpoint = new ConcurrentHashMap<>();
+  private final Map<String, Meter> panicMeters = new ConcurrentHashMap<>();
+  private volatile MeterRegistry registry;
+  private volatile Map<String, Map<String, Object>> endpoints = Collections.emptyMap();
+  private volatile Map<String, Boolean> panic = Collections.emptyMap();
+  private volatile long readAtMillis = Long.MIN_VALUE;
+
+  public WeightedMeterBinder(Engine engine, boolean enabled) {
+    this(engine, enabled, 1000);
+  }
+
+  public WeightedMeterBinder(Engine engine, boolean enabled, long refreshMillis) {
+    this.engine = engine;
+    this.enabled = enabled;
+    this.refreshMillis = refreshMillis;
+  }
+
+  @Override
+  public void bindTo(MeterRegistry registry) {
+    if (!enabled) {
+      return;
+    }
+    this.registry = registry;
+    Gauge.builder("weighted.endpoints", this, b -> {
+      b.refresh(false);
+      return b.endpoints.size();
+    }).description("Endpoints known to the weighted engine").register(registry);
+    refresh(true);
+  }
+
+  /** Re-reads the snapshot (at most once per refresh period unless forced) and syncs meters. */
+  public synchronized void refresh(boolean force) {
+    long now = System.currentTimeMillis();
+    if (!force && now - readAtMillis < refreshMillis) {
+      return;
+    }
+    readAtMillis = now;
+    if (engine.isClosed()) {
+      return;
+    }
+    Map<String, Map<String, Object>> eps = new HashMap<>();
+    Map<String, Boolean> panics = new HashMap<>();
+    try {
+      Map<String, Object> doc = Json.parseObject(engine.snapshotJson());
+      for (Object so : list(doc.get("services"))) {
+        Map<String, Object> s = map(so);
+        String service = String.valueOf(s.get("name"));
+        panics.put(service, Boolean.TRUE.equals(s.get("panic")));
+        for (Object eo : list(s.get("endpoints"))) {
+          Map<String, Object> e = map(eo);
+          eps.put(service + "\u0000" + e.get("id"), e);
+        }
+      }
+    } catch (IllegalStateException closed) {
+      return;
+    }
+    endpoints = eps;
+    panic = panics;
+    syncMeters(eps.keySet(), panics.keySet());
+  }
+
+  private void syncMeters(Set<String> endpointKeys, Set<String> services) {
+    MeterRegistry r = registry;
+    if (r == null) {
+      return;
+    }
+    for (String k : endpointKeys) {
+      metersByEndpoint.computeIfAbsent(k, key -> register(r, key));
+    }
+    for (String k : new HashSet<>(metersByEndpoint.keySet())) {
+      if (!endpointKeys.contains(k)) {
+        for (Meter m : metersByEndpoint.remove(k)) {
+          r.remove(m);
+        }
+      }
+    }
+    for (String s : services) {
+      panicMeters.computeIfAbsent(s, svc -> Gauge.builder("weighted.service.panic", this,
+          b -> Boolean.TRUE.equals(b.current().panic.get(svc)) ? 1 : 0)
+          .tags("service", svc).description("1 while the service is in panic round-robin")
+          .register(r));
+    }
+  }
+
+  private List<Meter> register(MeterRegistry r, String key) {
+    int cut = key.indexOf('\u0000');
+    Tags tags = Tags.of("service", key.substring(0, cut), "endpoint", key.substring(cut + 1));
+    List<Meter> meters = new ArrayList<>();
+    meters.add(Gauge.builder("weighted.endpoint.weight", this, b -> b.number(key, "effective_weight"))
+        .tags(tags).description("Effective scheduling weight").register(r));
+    meters.add(Gauge.builder("weighted.endpoint.base.weight", this, b -> b.number(key, "base_weight"))
+        .tags(tags).description("Base weight from discovery metadata").register(r));
+    meters.add(Gauge.builder("weighted.endpoint.penalty", this, b -> b.number(key, "penalty"))
+        .tags(tags).description("Sum of fired rule penalties").register(r));
+    meters.add(Gauge.builder("weighted.endpoint.state", this, b -> b.state(key))
+        .tags(tags).description("0 healthy, 1 degraded, 2 isolated, 3 recovering").register(r));
+    return meters;
+  }
+
+  private WeightedMeterBinder current() {
+    refresh(false);
+    return this;
+  }
+
+  private double number(String key, String field) {
+    Map<String, Object> e = current().endpoints.get(key);
+    Object v = e == null ? null : e.get(field);
+    return v instanceof Number n ? n.doubleValue() : Double.NaN;
+  }
+
+  private double state(String key) {
+    Map<String, Object> e = current().endpoints.get(key);
+    if (e == null) {
+      return Double.NaN;
+    }
+    return STATES.indexOf(String.valueOf(e.get("state")));
+  }
+
+  private static List<?> list(Object o) {
+    return o instanceof List<?> l ? l : List.of();
+  }
+
+  @SuppressWarnings("unchecked")
+  private static Map<String, Object> map(Object o) {
+    return o instanceof Map ? (Map<String, Object>) o : Map.of();
+  }
+}

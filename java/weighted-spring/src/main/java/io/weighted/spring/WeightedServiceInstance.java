@@ -1,0 +1,173 @@
+package io.weighted.spring;
+
+import io.weighted.jni.Outcome;
+import io.weighted.jni.Service;
+import io.weighted.jni.WeightedException;
+import java.net.URI;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.LongSupplier;
+import org.springframework.cloud.client.ServiceInstance;
+
+/**
+ * The instance {@link WeightedLoadBalancer} returns: the discovered instance, plus the engine
+ * pick it came from, so that {@link WeightedLoadBalancerLifecycle} can report the outcome on it.
+ *
+ * <p>The pick travels inside the instance rather than inside the {@code Response} because the
+ * blocking client ({@code BlockingLoadBalancerClient}, behind RestTemplate and RestClient) hands
+ * lifecycles a new {@code DefaultResponse(instance)}: only the instance survives every path.
+ * {@link #equals} and {@link #hashCode} are the delegate's, so retry-aware suppliers that remove
+ * "the previous instance" from a list still find it.
+ *
+ * <p>Each pick is finished at most once ({@link #complete} or {@link #cancel}): a call is never
+ * counted twice, however many lifecycles or retries see it.
+ */
+public final class WeightedServiceInstance implements ServiceInstance {
+  private final ServiceInstance delegate;
+  private final String endpointId;
+  private final Service service;
+  private final long key;
+  private final long epoch;
+  private final int index;
+  private final int flags;
+  private final boolean viaPick;
+  private final LongSupplier nanoClock;
+  private final AtomicBoolean finished = new AtomicBoolean();
+  private volatile long startNanos;
+
+  WeightedServiceInstance(ServiceInstance delegate, String endpointId, Service service, long key,
+      long epoch, int index, int flags, boolean viaPick, LongSupplier nanoClock) {
+    this.delegate = delegate;
+    this.endpointId = endpointId;
+    this.service = service;
+    this.key = key;
+    this.epoch = epoch;
+    this.index = index;
+    this.flags = flags;
+    this.viaPick = viaPick;
+    this.nanoClock = nanoClock;
+    this.startNanos = nanoClock.getAsLong();
+  }
+
+  /** The instance discovery returned. */
+  public ServiceInstance getDelegate() {
+    return delegate;
+  }
+
+  /** The engine's id of this endpoint ("host:port"). */
+  public String getEndpointId() {
+    return endpointId;
+  }
+
+  /** True when the engine chose this instance as a probe of a half-isolated endpoint. */
+  public boolean isProbe() {
+    return (flags & io.weighted.jni.Pick.PROBE) != 0;
+  }
+
+  /** The request is about to be sent: latency is measured from here. */
+  public void markStarted() {
+    startNanos = nanoClock.getAsLong();
+  }
+
+  /** Reports the outcome with the latency since {@link #markStarted()}; false if already done. */
+  public boolean complete(Outcome outcome) {
+    if (!finished.compareAndSet(false, true)) {
+      return false;
+    }
+    double latencyMs = Math.max(0, nanoClock.getAsLong() - startNanos) / 1e6;
+    try {
+      if (viaPick) {
+        service.complete(key, epoch, index, flags, latencyMs, outcome.code());
+      } else {
+        service.report(key, latencyMs, outcome);
+      }
+      return true;
+    } catch (WeightedException | IllegalStateException e) {
+      // Stale (the endpoint left the set meanwhile: the engine counted it as stale) or the
+      // engine is closing: nothing for the caller's request to do about it.
+      return false;
+    }
+  }
+
+  /** Finishes the pick without an outcome (the request was never sent, or not its fault). */
+  public boolean cancel() {
+    if (!finished.compareAndSet(false, true)) {
+      return false;
+    }
+    if (viaPick) {
+      try {
+        service.cancel(new io.weighted.jni.Pick(key, epoch, index, flags));
+      } catch (WeightedException | IllegalStateException ignored) {
+        // as in complete()
+      }
+    }
+    return true;
+  }
+
+  public boolean isFinished() {
+    return finished.get();
+  }
+
+  @Override
+  public String getInstanceId() {
+    return delegate.getInstanceId();
+  }
+
+  @Override
+  public String getServiceId() {
+    return delegate.getServiceId();
+  }
+
+  @Override
+  public String getHost() {
+    return delegate.getHost();
+  }
+
+  @Override
+  public int getPort() {
+    return delegate.getPort();
+  }
+
+  @Override
+  public boolean isSecure() {
+    return delegate.isSecure();
+  }
+
+  @Override
+  public URI getUri() {
+    return delegate.getUri();
+  }
+
+  @Override
+  public Map<String, String> getMetadata() {
+    return delegate.getMetadata();
+  }
+
+  @Override
+  public String getScheme() {
+    return delegate.getScheme();
+  }
+
+  static ServiceInstance unwrap(ServiceInstance i) {
+    return i instanceof WeightedServiceInstance w ? w.delegate : i;
+  }
+
+  @Override
+  public boolean equals(Object o) {
+    if (this == o) {
+      return true;
+    }
+    return o instanceof ServiceInstance si && delegate.equals(unwrap(si));
+  }
+
+  @Override
+  public int hashCode() {
+    return delegate.hashCode();
+  }
+
+  @Override
+  public String toString() {
+    return "WeightedServiceInstance[" + endpointId + (isProbe() ? ", probe" : "") + ", " + delegate
+        + "]";
+  }
+}
