@@ -1,0 +1,96 @@
+package io.weighted.ribbon;
+
+import com.netflix.loadbalancer.reactive.ExecutionContext;
+import com.netflix.loadbalancer.reactive.ExecutionInfo;
+import com.netflix.loadbalancer.reactive.ExecutionListener;
+import io.weighted.jni.Outcome;
+import java.io.IOException;
+import java.net.ConnectException;
+import java.net.NoRouteToHostException;
+import java.net.SocketException;
+import java.net.SocketTimeoutException;
+import java.net.UnknownHostException;
+import java.util.Objects;
+import java.util.concurrent.TimeoutException;
+import java.util.function.LongSupplier;
+import java.util.function.ToIntFunction;
+
+/**
+ * Feeds Ribbon call outcomes into a {@link WeightedRule}: register it with the client's
+ * {@code LoadBalancerCommand} / {@code LoadBalancingRxClient} listeners. Each attempt on a server
+ * is reported once, with the latency from {@code onStartWithServer}: a 5xx response (as told by
+ * {@code statusOf}) is {@link Outcome#HTTP_5XX}, timeouts {@link Outcome#TIMEOUT}, refused,
+ * reset or unreachable {@link Outcome#CONNECT_ERROR}.
+ */
+public class WeightedExecutionListener<I, O> implements ExecutionListener<I, O> {
+  private static final String START = "weighted.startNanos";
+
+  private final WeightedRule rule;
+  private final ToIntFunction<O> statusOf;
+  private final LongSupplier nanoClock;
+
+  /** {@code statusOf} gives a response's HTTP status (0 when it has none). */
+  public WeightedExecutionListener(WeightedRule rule, ToIntFunction<O> statusOf) {
+    this(rule, statusOf, System::nanoTime);
+  }
+
+  public WeightedExecutionListener(WeightedRule rule, ToIntFunction<O> statusOf,
+      LongSupplier nanoClock) {
+    this.rule = Objects.requireNonNull(rule);
+    this.statusOf = statusOf != null ? statusOf : r -> 0;
+    this.nanoClock = nanoClock;
+  }
+
+  @Override
+  public void onExecutionStart(ExecutionContext<I> context) {}
+
+  @Override
+  public void onStartWithServer(ExecutionContext<I> context, ExecutionInfo info) {
+    context.put(START, nanoClock.getAsLong());
+  }
+
+  @Override
+  public void onExceptionWithServer(ExecutionContext<I> context, Throwable exception,
+      ExecutionInfo info) {
+    Outcome o = classify(exception);
+    if (o != null) {
+      rule.record(info.getServer(), latencyMs(context), o);
+    }
+  }
+
+  @Override
+  public void onExecutionSuccess(ExecutionContext<I> context, O response, ExecutionInfo info) {
+    int status = response == null ? 0 : statusOf.applyAsInt(response);
+    rule.record(info.getServer(), latencyMs(context), Outcome.fromHttpStatus(status));
+  }
+
+  @Override
+  public void onExecutionFailed(ExecutionContext<I> context, Throwable finalException,
+      ExecutionInfo info) {
+    // Each failed attempt was reported in onExceptionWithServer: do not count it twice.
+  }
+
+  private double latencyMs(ExecutionContext<I> context) {
+    Object start = context.get(START);
+    long s = start instanceof Long l ? l : nanoClock.getAsLong();
+    return Math.max(0, nanoClock.getAsLong() - s) / 1e6;
+  }
+
+  /** Timeout, connect error, other I/O error (connect error), else null (not the server's). */
+  static Outcome classify(Throwable t) {
+    for (int depth = 0; t != null && depth < 16; depth++, t = t.getCause()) {
+      if (t instanceof SocketTimeoutException || t instanceof TimeoutException
+          || t.getClass().getName().endsWith("TimeoutException")) {
+        return Outcome.TIMEOUT;
+      }
+      if (t instanceof ConnectException || t instanceof NoRouteToHostException
+          || t instanceof UnknownHostException || t instanceof SocketException) {
+        return Outcome.CONNECT_ERROR;
+      }
+      if (t instanceof IOException) {
+        return Outcome.CONNECT_ERROR;
+      }
+    }
+    return null;
+  }
+}
