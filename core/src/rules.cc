@@ -27,6 +27,7 @@ bool MetricValue(Metric m, const WindowStats& s, bool has_requests, double* out)
     default: break;
   }
   if (!has_requests) return false;
+  if (IsLatencyMetric(m) && s.latency_samples == 0) return false;  // nothing was served
   switch (m) {
     case Metric::kLatencyP99: *out = s.p99_ms; break;
     case Metric::kLatencyP95: *out = s.p95_ms; break;
@@ -54,17 +55,17 @@ double Reference(Metric m, const ServiceReference& ref) {
 
 ServiceReference ComputeReference(const std::vector<const WindowStats*>& known) {
   ServiceReference ref;
-  if (known.empty()) return ref;
   std::vector<double> p99, p95, mean;
   for (const WindowStats* s : known) {
+    if (s->latency_samples == 0) continue;  // an endpoint that served nothing has no latency
     p99.push_back(s->p99_ms);
     p95.push_back(s->p95_ms);
     mean.push_back(s->mean_ms);
   }
+  ref.known = !p99.empty();
   ref.p99_ms = LowerMedian(std::move(p99));
   ref.p95_ms = LowerMedian(std::move(p95));
   ref.mean_ms = LowerMedian(std::move(mean));
-  ref.known = true;
   return ref;
 }
 

@@ -12,9 +12,11 @@ constexpr double kMicro = 1e6;
 void HotStats::Record(double latency_ms, int outcome) {
   outcomes_[outcome].fetch_add(1, std::memory_order_relaxed);
   lifetime_[outcome].fetch_add(1, std::memory_order_relaxed);
-  // A refused connection says nothing about service time; counting its ~1 ms would make a dead
-  // endpoint look fast (Prequal's "sinkholing").
-  if (outcome == WT_OUTCOME_CONNECT_ERROR) return;
+  // Latency statistics describe service time, so only answers that were served count. A fast
+  // failure (refused, 5xx) would make a broken endpoint look fast and raise its healthy peers'
+  // relative latency (Prequal's "sinkholing"); a timeout's latency is the client's deadline,
+  // and the timeout already counts as an error.
+  if (outcome != WT_OUTCOME_SUCCESS && outcome != WT_OUTCOME_BUSINESS_ERROR) return;
   const double us = latency_ms * 1000.0;
   latency_sum_us_.fetch_add(static_cast<uint64_t>(us), std::memory_order_relaxed);
   latency_count_.fetch_add(1, std::memory_order_relaxed);
@@ -66,6 +68,7 @@ WindowStats Window::Compute() const {
   }
   for (uint64_t n : s.outcomes) s.requests += n;
   if (s.requests) s.error_rate = double(s.requests - s.outcomes[WT_OUTCOME_SUCCESS]) / s.requests;
+  s.latency_samples = lat_n;
   if (lat_n) s.mean_ms = double(lat_sum) / lat_n / 1000.0;
   s.p95_ms = Quantile(parts, 0.95) / 1000.0;
   s.p99_ms = Quantile(parts, 0.99) / 1000.0;

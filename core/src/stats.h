@@ -19,7 +19,7 @@ inline constexpr int kResources = 4;  // cpu, memory, thread pool, connection po
 // What one controller cycle saw of one endpoint.
 struct CycleSample {
   std::array<uint64_t, kOutcomes> outcomes{};
-  uint64_t latency_sum_us = 0;  // over outcomes that carry a latency (not connect errors)
+  uint64_t latency_sum_us = 0;  // over served answers: successes and business errors
   uint64_t latency_count = 0;
   SparseHistogram histogram;
   std::array<double, kResources> resource_sum{};
@@ -51,6 +51,7 @@ struct WindowStats {
   uint64_t requests = 0;  // all outcomes
   std::array<uint64_t, kOutcomes> outcomes{};
   double error_rate = 0;  // every non-success outcome / requests
+  uint64_t latency_samples = 0;  // served answers, which the latency statistics describe
   double mean_ms = 0, p95_ms = 0, p99_ms = 0;
   std::array<double, kResources> resources{};      // window averages
   std::array<bool, kResources> resource_known{};   // any sample in the window

@@ -1,0 +1,122 @@
+// The pick path: exact weighted frequencies, no first-pick bias, the load-aware mode, in-flight
+// accounting, and the alias table itself.
+#include <cmath>
+#include <numeric>
+
+#include "harness.h"
+#include "snapshot.h"
+
+namespace weighted::testing {
+namespace {
+
+// Pearson's chi-square statistic of observed counts against expected probabilities.
+double ChiSquare(const std::vector<int>& observed, const std::vector<double>& p) {
+  const double n = std::accumulate(observed.begin(), observed.end(), 0.0);
+  double chi = 0;
+  for (size_t i = 0; i < p.size(); ++i) {
+    const double e = n * p[i];
+    chi += (observed[i] - e) * (observed[i] - e) / e;
+  }
+  return chi;
+}
+// Critical values of the chi-square distribution at p = 0.001.
+constexpr double kChi3 = 16.27, kChi4 = 18.47;
+
+TEST(AliasTable, DrawsEachItemWithItsWeightExactlyOverAllCoinOutcomes) {
+  AliasTable t;
+  t.Build({0, 1, 2, 3}, {1, 2, 3, 4});
+  // Sweep the 2^32 x column space on a grid: frequencies equal weights up to grid resolution.
+  std::vector<int> counts(4);
+  const int kGrid = 1 << 14;
+  for (uint64_t col = 0; col < 4; ++col) {
+    for (int c = 0; c < kGrid; ++c) {
+      const uint64_t hi = ((col << 32) + (uint64_t{1} << 31)) / 4;  // middle of column `col`
+      const uint64_t lo = (uint64_t(c) << 32) / kGrid;
+      ++counts[t.Sample((hi << 32) | lo)];
+    }
+  }
+  for (int i = 0; i < 4; ++i) EXPECT_NEAR(counts[i] / (4.0 * kGrid), (i + 1) / 10.0, 1e-3);
+}
+
+TEST(Picker, FrequenciesMatchWeights) {
+  Harness h(R"({"seed": 11})");
+  h.Set({{"a", 1}, {"b", 2}, {"c", 3}, {"d", 4}});
+  std::vector<int> counts(4);
+  for (int i = 0; i < 200000; ++i) {
+    wt_pick p;
+    ASSERT_EQ(wt_service_pick(h.svc(), &p), WT_OK);
+    ++counts[p.index];
+    EXPECT_EQ(p.flags, 0u);
+    EXPECT_EQ(p.epoch, 1u);
+  }
+  EXPECT_LT(ChiSquare(counts, {0.1, 0.2, 0.3, 0.4}), kChi3);
+}
+
+TEST(Picker, NoFirstPickBiasAcrossFreshEngines) {
+  // Many clients starting at once must not all send their first request to the same endpoint.
+  std::vector<int> first(5);
+  for (int i = 0; i < 5000; ++i) {
+    wt_engine* e;
+    ASSERT_EQ(wt_engine_create("{}", 2, WT_CLOCK_MANUAL, &e), WT_OK);
+    wt_service* s;
+    ASSERT_EQ(wt_engine_service(e, "svc", &s), WT_OK);
+    wt_endpoint_spec specs[5] = {{"a", 1}, {"b", 1}, {"c", 1}, {"d", 1}, {"e", 1}};
+    ASSERT_EQ(wt_service_set_endpoints(s, specs, 5), WT_OK);
+    wt_pick p;
+    ASSERT_EQ(wt_service_pick(s, &p), WT_OK);
+    ++first[p.index];
+    wt_engine_destroy(e);
+  }
+  EXPECT_LT(ChiSquare(first, {0.2, 0.2, 0.2, 0.2, 0.2}), kChi4);
+}
+
+TEST(Picker, SameSeedSamePicks) {
+  auto run = [] {
+    Harness h(R"({"seed": 77})");
+    h.Set({{"a", 1}, {"b", 5}, {"c", 2}});
+    std::vector<uint32_t> seq;
+    for (int i = 0; i < 1000; ++i) {
+      wt_pick p;
+      wt_service_pick(h.svc(), &p);
+      seq.push_back(p.index);
+    }
+    return seq;
+  };
+  EXPECT_EQ(run(), run());
+}
+
+TEST(Picker, LoadAwarePrefersTheEndpointWithLessWorkPendingAndTracksInFlight) {
+  Harness h(R"({"seed": 4, "picker": {"mode": "load_aware"}})");
+  h.Set({{"fast", 1}, {"slow", 1}});
+  // Teach the latencies, then hold requests open on "slow" only.
+  h.Drive(2, 100, [](const std::string& id) { return Ok(id == "slow" ? 200 : 10); });
+  std::vector<wt_pick> open;
+  int fast = 0;
+  for (int i = 0; i < 1000; ++i) {
+    wt_pick p;
+    ASSERT_EQ(wt_service_pick(h.svc(), &p), WT_OK);
+    ASSERT_TRUE(p.flags & WT_PICK_TRACKED);
+    if (p.index == 0) {
+      ++fast;
+      ASSERT_EQ(wt_service_complete(h.svc(), &p, 10, WT_OUTCOME_SUCCESS), WT_OK);
+    } else {
+      open.push_back(p);
+    }
+  }
+  EXPECT_GT(fast, 740) << "P2C: the slow endpoint wins only when drawn twice (1/4)";
+  EXPECT_EQ(h.Endpoint("slow")["inflight"].get<int>(), static_cast<int>(open.size()));
+  for (auto& p : open) ASSERT_EQ(wt_service_cancel(h.svc(), &p), WT_OK);
+  EXPECT_EQ(h.Endpoint("slow")["inflight"], 0);
+}
+
+TEST(Picker, WeightedModeTakesNoInFlightCount) {
+  Harness h;
+  h.Set({{"a", 1}});
+  wt_pick p;
+  ASSERT_EQ(wt_service_pick(h.svc(), &p), WT_OK);
+  EXPECT_FALSE(p.flags & WT_PICK_TRACKED);
+  EXPECT_EQ(h.Endpoint("a")["inflight"], 0);
+}
+
+}  // namespace
+}  // namespace weighted::testing
