@@ -1,4 +1,5 @@
-// weighted-sim SCENARIO.json [--policy NAME ...] [--out DIR] [--seed N]
+// weighted-sim SCENARIO.json [--policy NAME ...] [--out DIR] [--seed N] [--engines FILE]
+// --engines FILE adds engine variants: a JSON object {"engine_name": {config}, ...}.
 // Prints the results table (Markdown) and, with --out, writes DIR/results.json and CSV series.
 #include <cstdio>
 #include <cstring>
@@ -18,11 +19,20 @@ namespace {
 int Usage() {
   std::fprintf(stderr,
                "usage: weighted-sim SCENARIO.json [--policy NAME ...] [--out DIR] [--seed N]\n"
+               "                    [--engines VARIANTS.json]\n"
                "policies:\n");
   for (const auto& n : weighted_sim::PolicyNames())
     std::fprintf(stderr, "  %-24s %s\n", n.c_str(),
                  std::string(weighted_sim::PolicyDescription(n)).c_str());
   return 2;
+}
+
+std::string ReadFile(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw std::runtime_error("cannot read " + path);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
 }
 
 }  // namespace
@@ -31,24 +41,24 @@ int main(int argc, char** argv) {
   using namespace weighted_sim;
   std::string scenario_path;
   std::string out_dir;
+  std::string engines_path;
   RunOptions options;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
-    if ((a == "--policy" || a == "--out" || a == "--seed") && i + 1 >= argc) return Usage();
+    if ((a == "--policy" || a == "--out" || a == "--seed" || a == "--engines") && i + 1 >= argc)
+      return Usage();
     if (a == "--policy") options.policies.push_back(argv[++i]);
     else if (a == "--out") out_dir = argv[++i];
     else if (a == "--seed") options.seed = std::stoull(argv[++i]);
+    else if (a == "--engines") engines_path = argv[++i];
     else if (a == "-h" || a == "--help") return Usage();
     else if (scenario_path.empty() && a.rfind("--", 0) != 0) scenario_path = a;
     else return Usage();
   }
   if (scenario_path.empty()) return Usage();
   try {
-    std::ifstream in(scenario_path);
-    if (!in) throw std::runtime_error("cannot read " + scenario_path);
-    std::stringstream text;
-    text << in.rdbuf();
-    const Scenario scenario = ParseScenario(text.str());
+    Scenario scenario = ParseScenario(ReadFile(scenario_path));
+    if (!engines_path.empty()) AddEngineConfigs(ReadFile(engines_path), &scenario);
     const Results results = RunScenario(scenario, options);
 
     std::cout << fmt::format("Scenario `{}`, seed {}, {} s simulated.\n\n", scenario.name,

@@ -107,7 +107,7 @@ std::vector<double> Engine::Weights() const {
   for (const auto& e : *endpoints) {
     const std::string id = e.at("id").get<std::string>();
     for (size_t i = 0; i < ids_.size(); ++i)
-      if (ids_[i] == id) w[i] = e.at("weight").get<double>();
+      if (ids_[i] == id) w[i] = e.value("effective_weight", e.value("weight", 0.0));
   }
   for (double x : w) sum += x;
   for (double& x : w) x = sum > 0 ? x / sum : 0.0;

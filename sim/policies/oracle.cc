@@ -1,7 +1,13 @@
 // The reference limit, not a competitor: at each pick it reads the ground truth (each
 // backend's true service time and error probability at this instant, and its queue) and sends
 // the request to the backend with the least expected delay among those whose true error rate is
-// under 1%; when none is, among those with the lowest error rate. Ties break at random.
+// under 1% (issue 3's definition). One refinement keeps it a limit under open-loop overload:
+// a backend whose queue is full (503) or whose expected delay exceeds the client timeout would
+// only fail the request, so when every low-error backend is that far behind, the error-prone
+// ones are considered too
+// (a request there succeeds with probability 1 - e, one sent into the queue with ~0).
+// Ties break at random.
+#include <algorithm>
 #include <cmath>
 
 #include "factories.h"
@@ -23,26 +29,28 @@ constexpr double kMaxErrorRate = 0.01;
 
 class Oracle final : public Policy {
  public:
-  explicit Oracle(const PolicyEnv& env) : n_(env.ids.size()), truth_(env.truth), rng_(env.seed, 9) {}
+  explicit Oracle(const PolicyEnv& env)
+      : n_(env.ids.size()), timeout_ms_(env.timeout_ms), truth_(env.truth), rng_(env.seed, 9) {}
 
   Pick PickBackend(int64_t now) override {
-    double best_error = 1.0;
-    for (size_t i = 0; i < n_; ++i) best_error = std::min(best_error, truth_->ErrorRate(i, now));
-    const double cutoff = best_error < kMaxErrorRate ? kMaxErrorRate : best_error;
-    std::vector<int> best;
-    double best_delay = INFINITY;
+    std::vector<double> error(n_), delay(n_);
+    std::vector<bool> room(n_);
     for (size_t i = 0; i < n_; ++i) {
       const int b = static_cast<int>(i);
-      const double e = truth_->ErrorRate(b, now);
-      if (!(e < cutoff || e == best_error)) continue;
-      const double d = formulas::ExpectedDelayMs(truth_->ServiceMeanMs(b, now),
-                                                 truth_->Outstanding(b), truth_->Workers(b));
-      if (d < best_delay) {
-        best_delay = d;
-        best.assign(1, b);
-      } else if (d == best_delay) {
-        best.push_back(b);
-      }
+      error[i] = truth_->ErrorRate(b, now);
+      room[i] = truth_->Outstanding(b) < truth_->Workers(b) + truth_->QueueLimit(b);
+      delay[i] = formulas::ExpectedDelayMs(truth_->ServiceMeanMs(b, now), truth_->Outstanding(b),
+                                           truth_->Workers(b));
+    }
+    // 1. low error and in time; 2. anything that still answers (error < 1) in time;
+    // 3. the lowest error rate, whatever the delay.
+    auto low_error = [&](size_t i) { return error[i] < kMaxErrorRate; };
+    auto in_time = [&](size_t i) { return room[i] && delay[i] < timeout_ms_; };
+    std::vector<int> best = Best(delay, [&](size_t i) { return low_error(i) && in_time(i); });
+    if (best.empty()) best = Best(delay, [&](size_t i) { return error[i] < 1.0 && in_time(i); });
+    if (best.empty()) {
+      const double lowest = *std::min_element(error.begin(), error.end());
+      best = Best(delay, [&](size_t i) { return error[i] == lowest; });
     }
     Pick p;
     p.backend = best[best.size() == 1 ? 0 : rng_.Below(best.size())];
@@ -51,7 +59,24 @@ class Oracle final : public Policy {
   void OnComplete(const Completion&, int64_t) override {}
 
  private:
+  template <typename Eligible>
+  std::vector<int> Best(const std::vector<double>& delay, Eligible eligible) const {
+    std::vector<int> best;
+    double best_delay = INFINITY;
+    for (size_t i = 0; i < n_; ++i) {
+      if (!eligible(i)) continue;
+      if (delay[i] < best_delay) {
+        best_delay = delay[i];
+        best.assign(1, static_cast<int>(i));
+      } else if (delay[i] == best_delay) {
+        best.push_back(static_cast<int>(i));
+      }
+    }
+    return best;
+  }
+
   size_t n_;
+  double timeout_ms_;
   const Truth* truth_;
   Rng rng_;
 };

@@ -64,6 +64,12 @@ std::string_view PolicyDescription(std::string_view name) {
 
 std::unique_ptr<Policy> MakePolicy(std::string_view name, const PolicyEnv& env) {
   const Entry* e = Find(name);
+#ifdef WEIGHTED_SIM_HAVE_ENGINE
+  if (e == nullptr && env.engine_configs != nullptr) {
+    for (const auto& [variant, config] : *env.engine_configs)
+      if (variant == name) return MakeEngine(env, config.c_str());
+  }
+#endif
   if (e == nullptr) {
     std::string known;
     for (const auto& n : PolicyNames()) known += (known.empty() ? "" : ", ") + n;

@@ -13,9 +13,16 @@ namespace weighted_sim {
 Results RunScenario(const Scenario& scenario, const RunOptions& options) {
   std::vector<std::string> names = options.policies;
   if (names.empty()) names = scenario.policies;
-  if (names.empty()) names = PolicyNames();
-  for (const std::string& n : names)
-    if (PolicyDescription(n).empty()) (void)MakePolicy(n, PolicyEnv{});  // throws, naming it
+  if (names.empty()) {
+    names = PolicyNames();
+    names.pop_back();  // the oracle, run below in any case
+    for (const auto& [variant, config] : scenario.engine_configs) names.push_back(variant);
+  }
+  for (const std::string& n : names) {
+    bool variant = false;
+    for (const auto& v : scenario.engine_configs) variant |= v.first == n;
+    if (!variant && PolicyDescription(n).empty()) (void)MakePolicy(n, PolicyEnv{});  // throws
+  }
 
   Results r;
   r.scenario = scenario;
@@ -44,7 +51,7 @@ Results RunScenario(const Scenario& scenario, const RunOptions& options) {
 }
 
 std::string RunScenarioJson(std::string_view scenario_json, std::string_view options_json) {
-  const Scenario scenario = ParseScenario(scenario_json);
+  Scenario scenario = ParseScenario(scenario_json);
   RunOptions options;
   if (!options_json.empty()) {
     nlohmann::json o;
@@ -58,6 +65,7 @@ std::string RunScenarioJson(std::string_view scenario_json, std::string_view opt
       if (k == "policies") options.policies = v.get<std::vector<std::string>>();
       else if (k == "seed") options.seed = v.get<uint64_t>();
       else if (k == "series") options.series = v.get<bool>();
+      else if (k == "engine_configs") AddEngineConfigs(v.dump(), &scenario);
       else throw std::invalid_argument("options: unknown key '" + k + "'");
     }
   }

@@ -126,6 +126,16 @@ LoadSpec ParseLoad(const json& j, const std::string& path) {
 
 }  // namespace
 
+void AddEngineConfigs(std::string_view json_object, Scenario* scenario) {
+  const json j = json::parse(json_object);
+  if (!j.is_object()) Fail("engine_configs", "must be an object {name: config}");
+  for (const auto& [name, config] : j.items()) {
+    if (name.rfind("engine_", 0) != 0) Fail("engine_configs." + name, "names start with engine_");
+    if (!config.is_object()) Fail("engine_configs." + name, "must be a config object");
+    scenario->engine_configs.emplace_back(name, config.dump());
+  }
+}
+
 Scenario ParseScenario(std::string_view text) {
   json j;
   try {
@@ -134,7 +144,8 @@ Scenario ParseScenario(std::string_view text) {
     throw std::invalid_argument(fmt::format("scenario is not JSON: {}", e.what()));
   }
   CheckKeys(j, {"name", "description", "duration_s", "seed", "report_interval_s",
-                "backend_defaults", "backends", "faults", "load", "policies"}, "$");
+                "backend_defaults", "backends", "faults", "load", "policies", "engine_configs"},
+            "$");
   Scenario s;
   try {
     s.name = j.value("name", std::string("scenario"));
@@ -158,6 +169,7 @@ Scenario ParseScenario(std::string_view text) {
     }
     if (j.contains("load")) s.load = ParseLoad(j.at("load"), "$.load");
     if (j.contains("policies")) s.policies = j.at("policies").get<std::vector<std::string>>();
+    if (j.contains("engine_configs")) AddEngineConfigs(j.at("engine_configs").dump(), &s);
   } catch (const json::exception& e) {
     throw std::invalid_argument(fmt::format("scenario: {}", e.what()));
   }

@@ -44,6 +44,7 @@ class TruthView final : public Truth {
   double ErrorRate(int i, int64_t now) const override { return (*b_)[i].ErrorRate(now); }
   int Outstanding(int i) const override { return (*b_)[i].outstanding(); }
   int Workers(int i) const override { return (*b_)[i].spec().workers; }
+  int QueueLimit(int i) const override { return (*b_)[i].spec().queue_limit; }
 
  private:
   const std::vector<Backend>* b_;
@@ -62,6 +63,8 @@ class Sim {
     }
     env.seed = MixSeed(seed, 7);
     env.truth = &truth_;
+    env.timeout_ms = sc.load.timeout_ms;
+    env.engine_configs = &sc_.engine_configs;
     policy_ = MakePolicy(policy, env);
     out_.policy = std::string(policy);
     const int seconds = static_cast<int>(std::ceil(sc.duration_s));

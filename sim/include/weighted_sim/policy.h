@@ -55,13 +55,17 @@ class Truth {
   virtual double ErrorRate(int backend, int64_t now_ns) const = 0;      // incl. down = 1
   virtual int Outstanding(int backend) const = 0;  // in service + queued, at the backend
   virtual int Workers(int backend) const = 0;
+  virtual int QueueLimit(int backend) const = 0;
 };
 
 struct PolicyEnv {
   std::vector<std::string> ids;
   std::vector<double> weights;  // base weights (discovery metadata)
   uint64_t seed = 1;
+  double timeout_ms = 1000;  // the client's timeout (the oracle avoids queues longer than it)
   const Truth* truth = nullptr;
+  // Named engine variants (name, config JSON) beside the built-in policies.
+  const std::vector<std::pair<std::string, std::string>>* engine_configs = nullptr;
 };
 
 class Policy {

@@ -78,7 +78,12 @@ struct Scenario {
   std::vector<FaultSpec> faults;
   LoadSpec load;
   std::vector<std::string> policies;  // default policy list; empty = all
+  // Extra engine variants by name ("engine_..."): the engine with this config JSON (seed added).
+  std::vector<std::pair<std::string, std::string>> engine_configs;
 };
+
+// Adds engine variants from a JSON object {"engine_name": {config}, ...}; throws on bad input.
+void AddEngineConfigs(std::string_view json_object, Scenario* scenario);
 
 // Parses a scenario; throws std::invalid_argument naming the JSON path on bad input.
 Scenario ParseScenario(std::string_view json);

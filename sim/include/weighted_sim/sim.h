@@ -9,7 +9,8 @@
 // options_json:  {} or any of
 //   {"policies": ["round_robin", ...],  // default: the scenario's list, else every policy
 //    "seed": 1,                         // default: the scenario's seed
-//    "series": true}                    // false: summaries only
+//    "series": true,                    // false: summaries only
+//    "engine_configs": {"engine_x": {...}}}  // extra engine variants, by name and config
 // Throws std::invalid_argument on a bad scenario, options or policy name.
 //
 // The result (deterministic: the same inputs give the same bytes):
