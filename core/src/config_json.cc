@@ -110,7 +110,9 @@ void ReadSections(const Node& root, Config& c) {
     if (auto n = s->Get("interval_ms")) c.controller.interval_ms = ReadInt(*n, 10, kDayMs);
     if (auto n = s->Get("max_step")) c.controller.max_step = ReadDouble(*n, kPositiveFraction);
     if (auto n = s->Get("cooldown_ms")) c.controller.cooldown_ms = ReadInt(*n, 0, kDayMs);
-    if (auto n = s->Get("step_limit")) c.controller.step_limit = ReadEnum<StepLimit>(*n, kStepLimits);
+    if (auto n = s->Get("step_limit")) {
+      c.controller.step_limit = ReadEnum<StepLimit>(*n, kStepLimits);
+    }
   }
   if (auto s = root.Get("window")) {
     s->ExpectObject(kWindowKeys);

@@ -164,7 +164,8 @@ TEST(ConfigProfiles, ProfileIsReadFirstWhateverItsPosition) {
 }
 
 TEST(ConfigProfiles, KeysOverrideOneByOne) {
-  const Config c = MustParse(R"({"controller": {"interval_ms": 2000}, "panic": {"enabled": false}})");
+  const Config c =
+      MustParse(R"({"controller": {"interval_ms": 2000}, "panic": {"enabled": false}})");
   Config expected = DefaultConfig();
   expected.controller.interval_ms = 2000;
   expected.panic.enabled = false;
@@ -281,7 +282,8 @@ INSTANTIATE_TEST_SUITE_P(
         BadCase{R"({"rules": [{"metric": "cpu", "threshold": 0.5, "penalty": 0}]})",
                 WT_ERR_CONFIG_INVALID, "/rules/0/penalty: must be in (0, 1], got 0"},
         BadCase{R"({"rules": [{"metric": "cpu", "threshold": "0.5", "penalty": 0.2}]})",
-                WT_ERR_CONFIG_INVALID, "/rules/0/threshold: must be a number, got string \"0.5\""}));
+                WT_ERR_CONFIG_INVALID,
+                "/rules/0/threshold: must be a number, got string \"0.5\""}));
 
 TEST(ConfigRules, AtMost64) {
   std::string many = R"({"rules": [)";
@@ -381,6 +383,12 @@ TEST(ConfigUnknownKey, NamesTheLevelWhereTheKeyBelongs) {
   const Status s = Parse(R"({"cooldown_ms": 10000})");
   EXPECT_TRUE(Contains(s.message(), "/cooldown_ms: unknown key; \"cooldown_ms\" belongs in "
                                      "/controller"));
+}
+
+TEST(ConfigUnknownKey, NamesEveryLevelWhereTheKeyBelongs) {
+  const Status s = Parse(R"({"threshold": 0.5})");
+  EXPECT_TRUE(Contains(s.message(), "/threshold: unknown key; \"threshold\" belongs in /rules/N "
+                                    "or /panic"));
 }
 
 TEST(ConfigUnknownKey, ListsTheKnownKeysOtherwise) {
@@ -599,6 +607,22 @@ TEST(ConfigApi, NullOutIsAnInvalidArgument) {
   EXPECT_EQ(ParseConfig("{}", nullptr).code(), WT_ERR_INVALID_ARGUMENT);
 }
 
+TEST(ConfigApi, EmptyViewIsASyntaxError) {
+  Config c;
+  const Status s = ParseConfig(std::string_view(), &c);
+  EXPECT_EQ(s.code(), WT_ERR_CONFIG_PARSE);
+  EXPECT_TRUE(Contains(s.message(), "line 1, column 1"));
+}
+
+TEST(ConfigApi, DeepNestingIsRejectedWithoutCrashing) {
+  std::string deep = R"({"controller": )";
+  deep += std::string(100000, '[') + std::string(100000, ']') + "}";
+  const Status s = Parse(deep);
+  EXPECT_EQ(s.code(), WT_ERR_CONFIG_INVALID);
+  EXPECT_TRUE(Contains(s.message(), "/controller: must be an object, got an array"));
+  EXPECT_EQ(Parse(std::string(Config{}.limits.max_config_bytes, '[')).code(), WT_ERR_CONFIG_PARSE);
+}
+
 TEST(ConfigApi, SchemaKeyIsAcceptedAndIgnored) {
   ExpectSameConfig(MustParse(R"({"$schema": "../../docs/config.schema.json"})"), DefaultConfig());
 }
@@ -668,9 +692,11 @@ TEST(ConfigRoundTrip, WritesEveryKey) {
   EXPECT_EQ(j["picker"].size(), 2u);
   EXPECT_EQ(j["events"].size(), 1u);
   EXPECT_EQ(j["limits"].size(), 4u);
-  EXPECT_EQ(j["rules"][0], json::parse(R"({"metric":"latency_p99","relative":2.0,"penalty":0.3})"));
-  EXPECT_EQ(j["rules"][1], json::parse(R"({"metric":"error_rate","threshold":0.01,"penalty":0.5})"));
-  EXPECT_EQ(j["rules"][2], json::parse(R"({"metric":"cpu","threshold":0.8,"penalty":0.2})"));
+  // S-W2, spelled exactly as docs/config.md shows it.
+  EXPECT_EQ(j["rules"], json::parse(R"([
+      {"metric": "latency_p99", "relative": 2.0, "penalty": 0.3},
+      {"metric": "error_rate", "threshold": 0.01, "penalty": 0.5},
+      {"metric": "cpu", "threshold": 0.8, "penalty": 0.2}])"));
 }
 
 // ---------------------------------------------------------------------------------------------
