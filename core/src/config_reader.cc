@@ -36,16 +36,10 @@ size_t EditDistance(std::string_view a, std::string_view b) {
   return row[b.size()];
 }
 
-// A typo names the nearest key; a key at the wrong level names where it belongs; otherwise the
-// message lists what is allowed here.
+// A key written at the wrong level names where it belongs; a typo names the nearest key here;
+// otherwise the message lists what is allowed here. An exact key elsewhere beats a near one here
+// ("window_ms" at the top is slow_start's, not a misspelt "window").
 std::string UnknownKeyHint(std::string_view key, Keys known, KeyMap key_map) {
-  std::string_view best;
-  size_t best_distance = std::max<size_t>(2, key.size() / 3) + 1;
-  for (std::string_view k : known) {
-    const size_t d = EditDistance(key, k);
-    if (d < best_distance) best = k, best_distance = d;
-  }
-  if (!best.empty()) return fmt::format("; did you mean \"{}\"?", best);
   std::string homes;
   for (const auto& [section, keys] : key_map) {
     if (keys.data() != known.data() && std::find(keys.begin(), keys.end(), key) != keys.end()) {
@@ -54,6 +48,13 @@ std::string UnknownKeyHint(std::string_view key, Keys known, KeyMap key_map) {
     }
   }
   if (!homes.empty()) return fmt::format("; \"{}\" belongs in {}", key, homes);
+  std::string_view best;
+  size_t best_distance = std::max<size_t>(2, key.size() / 3) + 1;
+  for (std::string_view k : known) {
+    const size_t d = EditDistance(key, k);
+    if (d < best_distance) best = k, best_distance = d;
+  }
+  if (!best.empty()) return fmt::format("; did you mean \"{}\"?", best);
   std::string list;
   for (std::string_view k : known) list += (list.empty() ? "" : ", ") + std::string(k);
   return fmt::format(" (expected one of: {})", list);

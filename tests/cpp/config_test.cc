@@ -391,6 +391,12 @@ TEST(ConfigUnknownKey, NamesEveryLevelWhereTheKeyBelongs) {
                                     "or /panic"));
 }
 
+TEST(ConfigUnknownKey, AnExactKeyElsewhereBeatsANearOneHere) {
+  const Status s = Parse(R"({"window_ms": 1000})");
+  EXPECT_TRUE(Contains(s.message(), "/window_ms: unknown key; \"window_ms\" belongs in "
+                                    "/slow_start"));
+}
+
 TEST(ConfigUnknownKey, ListsTheKnownKeysOtherwise) {
   const Status s = Parse(R"({"events": {"zzzzzz": 1}})");
   EXPECT_TRUE(Contains(s.message(), "(expected one of: queue_capacity)"));
