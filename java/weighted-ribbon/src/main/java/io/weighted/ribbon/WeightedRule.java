@@ -156,12 +156,12 @@ public class WeightedRule extends AbstractLoadBalancerRule {
 
   private ServerSet serversFor(Service svc, List<Server> servers) {
     ServerSet cur = current;
-    if (cur != null && cur.source == servers) {
+    // BaseLoadBalancer hands out a new list wrapper per call: compare elements, not identity.
+    if (cur != null && (cur.source == servers || cur.sameSource(servers))) {
       return cur;
     }
     ServerSet candidate = ServerSet.of(servers, baseWeight);
     if (cur != null && cur.same(candidate)) {
-      cur.source = servers;
       return cur;
     }
     synchronized (this) {
@@ -175,6 +175,7 @@ public class WeightedRule extends AbstractLoadBalancerRule {
       for (int i = 0; i < candidate.ids.length; i++) {
         candidate.keys[i] = svc.endpointKey(candidate.ids[i]);
       }
+      candidate.sourceElements = servers.toArray(new Server[0]);
       candidate.source = servers;
       current = candidate;
       return candidate;
@@ -189,6 +190,7 @@ public class WeightedRule extends AbstractLoadBalancerRule {
     volatile long[] keys;
     volatile long epoch;
     volatile List<Server> source;
+    Server[] sourceElements = new Server[0];
 
     private ServerSet(Server[] servers, String[] ids, double[] weights, Map<String, Integer> idx) {
       this.servers = servers;
@@ -216,6 +218,20 @@ public class WeightedRule extends AbstractLoadBalancerRule {
       }
       return new ServerSet(Arrays.copyOf(servers, n), Arrays.copyOf(ids, n),
           Arrays.copyOf(weights, n), idx);
+    }
+
+    boolean sameSource(List<Server> list) {
+      Server[] known = sourceElements;
+      if (list.size() != known.length) {
+        return false;
+      }
+      for (int i = 0; i < known.length; i++) {
+        Server s = list.get(i);
+        if (s != known[i] && !known[i].getId().equals(s.getId())) {
+          return false;
+        }
+      }
+      return true;
     }
 
     boolean same(ServerSet o) {

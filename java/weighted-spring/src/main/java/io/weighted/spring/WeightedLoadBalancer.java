@@ -125,8 +125,17 @@ public class WeightedLoadBalancer implements ReactorServiceInstanceLoadBalancer 
   }
 
   private WeightedServiceInstance pickFrom(EndpointSet set) {
-    Pick p = service.pick();
-    return wrap(resolve(set, p), p);
+    long[] p = new long[3];
+    service.pickInto(p);
+    long epoch = p[1];
+    int index = (int) p[2];
+    int flags = (int) (p[2] >>> 32);
+    EndpointSet s = epoch == set.epoch ? set : current;
+    if (s == null || epoch != s.epoch || index < 0 || index >= s.instances.length) {
+      return wrap(resolveById(set, p[0]), Pick.fromPacked(p));
+    }
+    return new WeightedServiceInstance(s.instances[index], s.ids[index], service, p[0], epoch,
+        index, flags, true, nanoClock);
   }
 
   /** A retry excluded some instances: re-pick until an allowed one comes up, else take any. */
@@ -163,15 +172,12 @@ public class WeightedLoadBalancer implements ReactorServiceInstanceLoadBalancer 
 
   private record ResolvedPick(ServiceInstance instance, String id) {}
 
-  /** Maps a pick back to an instance: by index when the epoch matches, else by endpoint id. */
-  private ResolvedPick resolve(EndpointSet set, Pick p) {
-    EndpointSet s = p.epoch() == set.epoch ? set : current;
-    if (s != null && p.epoch() == s.epoch && p.index() >= 0 && p.index() < s.instances.length) {
-      return new ResolvedPick(s.instances[p.index()], s.ids[p.index()]);
-    }
-    // The set changed between our registration and the pick (another thread's discovery
-    // update): find the endpoint by id. Rare, so a String lookup is fine here.
-    String id = service.endpointId(p.key());
+  /**
+   * The set changed between our registration and the pick (another thread's discovery update):
+   * find the endpoint by id. Rare, so a String crossing JNI is fine here.
+   */
+  private ResolvedPick resolveById(EndpointSet set, long key) {
+    String id = service.endpointId(key);
     for (EndpointSet candidate : new EndpointSet[] {current, set}) {
       Integer idx = candidate == null ? null : candidate.indexById.get(id);
       if (idx != null) {
@@ -199,14 +205,11 @@ public class WeightedLoadBalancer implements ReactorServiceInstanceLoadBalancer 
   /** The registered set for this list, registering it with the engine if discovery changed it. */
   private EndpointSet endpointsFor(List<ServiceInstance> instances, Request<?> request) {
     EndpointSet cur = current;
-    if (cur != null && cur.source == instances) {
+    if (cur != null && (cur.source == instances || cur.sameSource(instances))) {
       return cur;
     }
     EndpointSet candidate = EndpointSet.of(instances);
     if (cur != null && (cur.sameEndpoints(candidate) || isRetryExclusion(instances, request, cur))) {
-      if (cur.sameEndpoints(candidate)) {
-        cur.source = instances;  // same content, new list object: remember it for the fast path
-      }
       return cur;
     }
     if (candidate.instances.length == 0) {
@@ -219,7 +222,7 @@ public class WeightedLoadBalancer implements ReactorServiceInstanceLoadBalancer 
       }
       service.setEndpoints(candidate.ids, candidate.weights);
       candidate.epoch = ++epochs;
-      candidate.source = instances;
+      candidate.remember(instances);
       current = candidate;
       if (log.isDebugEnabled()) {
         log.debug("weighted: " + serviceId + " endpoints " + Arrays.toString(candidate.ids)
@@ -236,7 +239,9 @@ public class WeightedLoadBalancer implements ReactorServiceInstanceLoadBalancer 
     final double[] weights;
     final Map<String, Integer> indexById;
     volatile long epoch;
+    /** The list this set was built from (identity fast path) and its elements. */
     volatile List<ServiceInstance> source;
+    private ServiceInstance[] sourceElements = new ServiceInstance[0];
 
     private EndpointSet(ServiceInstance[] instances, String[] ids, double[] weights,
         Map<String, Integer> indexById) {
@@ -269,6 +274,28 @@ public class WeightedLoadBalancer implements ReactorServiceInstanceLoadBalancer 
       }
       return new EndpointSet(kept.toArray(new ServiceInstance[0]), ids.toArray(new String[0]), w,
           index);
+    }
+
+    void remember(List<ServiceInstance> list) {
+      sourceElements = list.toArray(new ServiceInstance[0]);
+      source = list;
+    }
+
+    /**
+     * A new list object with the same instances (suppliers without a cache build one per call):
+     * element-wise equals, no id strings built, so the common case stays cheap.
+     */
+    boolean sameSource(List<ServiceInstance> list) {
+      ServiceInstance[] known = sourceElements;
+      if (list.size() != known.length) {
+        return false;
+      }
+      for (int i = 0; i < known.length; i++) {
+        if (!known[i].equals(WeightedServiceInstance.unwrap(list.get(i)))) {
+          return false;
+        }
+      }
+      return true;
     }
 
     boolean sameEndpoints(EndpointSet o) {

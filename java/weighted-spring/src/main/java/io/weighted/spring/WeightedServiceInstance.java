@@ -5,7 +5,8 @@ import io.weighted.jni.Service;
 import io.weighted.jni.WeightedException;
 import java.net.URI;
 import java.util.Map;
-import java.util.concurrent.atomic.AtomicBoolean;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.util.function.LongSupplier;
 import org.springframework.cloud.client.ServiceInstance;
 
@@ -32,8 +33,19 @@ public final class WeightedServiceInstance implements ServiceInstance {
   private final int flags;
   private final boolean viaPick;
   private final LongSupplier nanoClock;
-  private final AtomicBoolean finished = new AtomicBoolean();
-  private volatile long startNanos;
+  private volatile int finished;  // 0 open, 1 finished (CAS through FINISHED)
+  private volatile long startNanos;  // 0 until markStarted()
+
+  private static final VarHandle FINISHED;
+
+  static {
+    try {
+      FINISHED = MethodHandles.lookup().findVarHandle(WeightedServiceInstance.class, "finished",
+          int.class);
+    } catch (ReflectiveOperationException e) {
+      throw new ExceptionInInitializerError(e);
+    }
+  }
 
   WeightedServiceInstance(ServiceInstance delegate, String endpointId, Service service, long key,
       long epoch, int index, int flags, boolean viaPick, LongSupplier nanoClock) {
@@ -46,7 +58,6 @@ public final class WeightedServiceInstance implements ServiceInstance {
     this.flags = flags;
     this.viaPick = viaPick;
     this.nanoClock = nanoClock;
-    this.startNanos = nanoClock.getAsLong();
   }
 
   /** The instance discovery returned. */
@@ -66,15 +77,21 @@ public final class WeightedServiceInstance implements ServiceInstance {
 
   /** The request is about to be sent: latency is measured from here. */
   public void markStarted() {
-    startNanos = nanoClock.getAsLong();
+    long now = nanoClock.getAsLong();
+    startNanos = now == 0 ? 1 : now;  // 0 means "not started"
   }
 
-  /** Reports the outcome with the latency since {@link #markStarted()}; false if already done. */
+  /**
+   * Reports the outcome with the latency since {@link #markStarted()}; false if already done.
+   * Every Spring client path calls markStarted (LoadBalancerLifecycle.onStartRequest) before
+   * sending; a pick completed without it reports latency 0 (its outcome still counts).
+   */
   public boolean complete(Outcome outcome) {
-    if (!finished.compareAndSet(false, true)) {
+    if (!FINISHED.compareAndSet(this, 0, 1)) {
       return false;
     }
-    double latencyMs = Math.max(0, nanoClock.getAsLong() - startNanos) / 1e6;
+    long start = startNanos;
+    double latencyMs = start == 0 ? 0 : Math.max(0, nanoClock.getAsLong() - start) / 1e6;
     try {
       if (viaPick) {
         service.complete(key, epoch, index, flags, latencyMs, outcome.code());
@@ -91,7 +108,7 @@ public final class WeightedServiceInstance implements ServiceInstance {
 
   /** Finishes the pick without an outcome (the request was never sent, or not its fault). */
   public boolean cancel() {
-    if (!finished.compareAndSet(false, true)) {
+    if (!FINISHED.compareAndSet(this, 0, 1)) {
       return false;
     }
     if (viaPick) {
@@ -105,7 +122,7 @@ public final class WeightedServiceInstance implements ServiceInstance {
   }
 
   public boolean isFinished() {
-    return finished.get();
+    return finished != 0;
   }
 
   @Override

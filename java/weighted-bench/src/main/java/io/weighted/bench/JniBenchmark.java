@@ -1,0 +1,54 @@
+package io.weighted.bench;
+
+import io.weighted.jni.ClockMode;
+import io.weighted.jni.Engine;
+import io.weighted.jni.Service;
+import java.util.concurrent.TimeUnit;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Level;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.TearDown;
+
+/**
+ * The raw binding: one pick plus one complete through JNI, all primitives. Sampled, so JMH
+ * reports the median (p0.50) that issue 5 bounds at 150 ns.
+ */
+@State(Scope.Thread)
+@BenchmarkMode(Mode.SampleTime)
+@OutputTimeUnit(TimeUnit.NANOSECONDS)
+public class JniBenchmark {
+  Engine engine;
+  Service service;
+  final long[] pick = new long[3];
+
+  @Setup(Level.Trial)
+  public void setUp() {
+    engine = Engine.create("{\"slow_start\": {\"window_ms\": 0}}", ClockMode.REAL);
+    service = engine.service("svc");
+    service.setEndpoints(new String[] {"a:1", "b:1", "c:1"}, new double[] {1, 1, 1});
+  }
+
+  @TearDown(Level.Trial)
+  public void tearDown() {
+    engine.close();
+  }
+
+  @Benchmark
+  public long pickOnly() {
+    service.pickInto(pick);
+    return pick[0];
+  }
+
+  @Benchmark
+  public long pickAndComplete() {
+    service.pickInto(pick);
+    long p = pick[2];
+    service.complete(pick[0], pick[1], (int) p, (int) (p >>> 32), 1.5, 0);
+    return pick[0];
+  }
+}
