@@ -7,8 +7,9 @@ events. It watches an engine in the same process (:func:`serve`) or replays a si
 
 Security: it binds 127.0.0.1 unless told otherwise; another address needs both
 ``allow_remote=True`` (``--allow-remote``) and a token (``--token`` or the environment variable
-``WEIGHTED_DASHBOARD_TOKEN``), which every request must then carry (``?token=`` on the page's
-URL, or an ``Authorization: Bearer`` header). It only reads: no request changes the engine.
+``WEIGHTED_DASHBOARD_TOKEN``), which every data request must then carry (``?token=`` on the
+page's URL, which the page forwards as an ``Authorization: Bearer`` header); the page's static
+files carry no data. It only reads: no request changes the engine.
 """
 from __future__ import annotations
 
@@ -89,6 +90,14 @@ class _Handler(BaseHTTPRequestHandler):
     def do_GET(self) -> None:  # noqa: N802
         url = urllib.parse.urlsplit(self.path)
         query = dict(urllib.parse.parse_qsl(url.query))
+        static = _STATIC.get(url.path)
+        if static is not None:
+            # The page's own files carry no data and are served to anyone who can connect; the
+            # page then sends the token from its URL with every data request.
+            name, ctype = static
+            body = resources.files(__package__).joinpath("static", name).read_bytes()
+            self._send(HTTPStatus.OK, body, ctype)
+            return
         if not self._authorized(query):
             self._send(HTTPStatus.UNAUTHORIZED, b"missing or wrong token\n", "text/plain")
             return
@@ -109,13 +118,7 @@ class _Handler(BaseHTTPRequestHandler):
             text = self.dashboard.source.engine.prometheus()
             self._send(HTTPStatus.OK, text.encode(), "text/plain; version=0.0.4")
             return
-        static = _STATIC.get(url.path)
-        if static is None:
-            self._send(HTTPStatus.NOT_FOUND, b"not found\n", "text/plain")
-            return
-        name, ctype = static
-        body = resources.files(__package__).joinpath("static", name).read_bytes()
-        self._send(HTTPStatus.OK, body, ctype)
+        self._send(HTTPStatus.NOT_FOUND, b"not found\n", "text/plain")
 
 
 def _finite(value: Any) -> Any:
