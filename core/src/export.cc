@@ -50,6 +50,7 @@ json EndpointJson(const Endpoint& ep, uint32_t index, int64_t now) {
 }  // namespace
 
 std::string Engine::SnapshotJson() {
+  reclaimer_.Collect();  // settles the totals of removed endpoints that no reader holds
   const int64_t now = Now();
   auto cfg = config();
   json services = json::array();

@@ -33,7 +33,9 @@ Service::Service(std::string name, Engine& owner, Reclaimer& reclaimer, const Cl
 }
 
 Service::~Service() {
-  // The engine is being destroyed: no reader is left, older snapshots sit in the reclaimer.
+  // The engine is being destroyed: no reader is left, so everything retired can go now, while
+  // the services its callbacks refer to are alive.
+  reclaimer_.Collect();
   delete snapshot_.load();
   for (Endpoint* ep : endpoints_) delete ep;
 }
@@ -113,7 +115,6 @@ Status Service::SetEndpoints(const wt_endpoint_spec* specs, size_t count, const 
   }
   for (auto& [id, ep] : old) {
     events->push_back({WT_EVENT_ENDPOINT_REMOVED, now, ep->id, ep->ctl.weight, 0, "{}"});
-    for (int o = 0; o < kOutcomes; ++o) removed_totals_[o] += ep->stats.Lifetime(o);
     free_slots_.push_back(static_cast<uint32_t>(ep->key & 0xffffffffu));
   }
   std::vector<Endpoint*> removed;
@@ -133,7 +134,12 @@ Status Service::SetEndpoints(const wt_endpoint_spec* specs, size_t count, const 
   members_ = std::move(m);
   Publish(cfg, now, events);
   // Removed endpoints stay readable until no pick or report can still hold them.
-  for (Endpoint* ep : removed) reclaimer_.Retire([ep] { delete ep; });
+  for (Endpoint* ep : removed) {
+    reclaimer_.Retire([this, ep] {
+      for (int o = 0; o < kOutcomes; ++o) removed_totals_[o] += ep->stats.Lifetime(o);
+      delete ep;
+    });
+  }
   reclaimer_.Collect();
   return Status::Ok();
 }

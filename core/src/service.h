@@ -3,6 +3,7 @@
 // service's mutex; pick and report never take it.
 #pragma once
 
+#include <array>
 #include <atomic>
 #include <memory>
 #include <mutex>
@@ -62,7 +63,7 @@ class Service {
   bool panic() const { return panic_; }
   uint64_t epoch() const { return epoch_; }
   uint64_t stale_reports() const { return stale_reports_.load(std::memory_order_relaxed); }
-  uint64_t removed_total(int outcome) const { return removed_totals_[outcome]; }
+  uint64_t removed_total(int outcome) const { return removed_totals_[outcome].load(); }
 
  private:
   struct Guarded;  // a pinned snapshot for the duration of a hot-path call
@@ -85,7 +86,9 @@ class Service {
   uint64_t epoch_ = 0;
   bool had_endpoints_ = false;
   bool panic_ = false;
-  uint64_t removed_totals_[kOutcomes] = {};
+  // Lifetime outcomes of removed endpoints, added when they are reclaimed: a report racing with
+  // the removal still lands on the endpoint, and is counted here once no reader holds it.
+  std::array<std::atomic<uint64_t>, kOutcomes> removed_totals_{};
 
   std::atomic<Snapshot*> snapshot_{nullptr};
   std::atomic<uint64_t> stale_reports_{0};
