@@ -63,7 +63,8 @@ json SummaryJson(const Summary& m) {
           {"successes", m.successes},
           {"errors", m.errors},
           {"timeouts", m.timeouts},
-          {"probes", m.probes}};
+          {"probes", m.probes},
+          {"panic_picks", m.panic_picks}};
 }
 
 json SeriesJson(const Scenario& sc, const Series& s) {

@@ -160,7 +160,8 @@ class Sim {
     const int b = r.pick.backend;
     requests_.push_back(r);
     ++out_.sent;
-    out_.probes += (r.pick.flags & 1u) ? 1 : 0;
+    out_.probes += (r.pick.flags & 1u) ? 1 : 0;  // WT_PICK_PROBE
+    out_.panic_picks += (r.pick.flags & 2u) ? 1 : 0;  // WT_PICK_PANIC
     out_.series.sent[Bin(now)]++;
     out_.series.backends[b].sent[Bin(now)]++;
     CountSick(now, b);

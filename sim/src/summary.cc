@@ -41,6 +41,7 @@ Summary Summarize(const Scenario& sc, const RunOutput& run, const RunOutput& ora
   }
   m.requests = run.sent;
   m.probes = run.probes;
+  m.panic_picks = run.panic_picks;
   m.error_rate = m.successes + m.errors > 0
                      ? static_cast<double>(m.errors) / static_cast<double>(m.successes + m.errors)
                      : 0.0;

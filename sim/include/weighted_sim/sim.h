@@ -33,7 +33,8 @@
 //       "p50_ms": num, "p99_ms": num, "p999_ms": num,
 //       "sick_share": num|null,           // share of requests sent to sick backends, while any
 //                                         // backend was sick; null = no fault
-//       "requests": int, "successes": int, "errors": int, "timeouts": int, "probes": int
+//       "requests": int, "successes": int, "errors": int, "timeouts": int,
+//       "probes": int, "panic_picks": int  // picks the engine flagged WT_PICK_PROBE / _PANIC
 //     }, ...
 //   },
 //   "series": {                           // absent with "series": false
@@ -83,7 +84,7 @@ struct Summary {
   double mean_cpu = 0;
   double p50_ms = 0, p99_ms = 0, p999_ms = 0;
   std::optional<double> sick_share;
-  int64_t requests = 0, successes = 0, errors = 0, timeouts = 0, probes = 0;
+  int64_t requests = 0, successes = 0, errors = 0, timeouts = 0, probes = 0, panic_picks = 0;
 };
 
 struct PolicyResult {

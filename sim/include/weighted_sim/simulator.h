@@ -20,6 +20,7 @@ struct RunOutput {
   int64_t sent_while_sick = 0;       // sent while at least one backend had an active fault
   int64_t sent_to_sick = 0;          // of those, sent to a backend with an active fault
   int64_t probes = 0;                // picks the policy flagged as probes (engine only)
+  int64_t panic_picks = 0;           // picks made in panic (engine only)
 };
 
 RunOutput Simulate(const Scenario& scenario, std::string_view policy, uint64_t seed);

@@ -1,0 +1,100 @@
+// Qualitative invariants on the example scenarios (examples/scenarios/*.json): never exact
+// numbers, only orderings that a regression in the simulator, a peer or the engine would break.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "weighted_sim/sim.h"
+
+namespace weighted_sim {
+namespace {
+
+using nlohmann::json;
+
+json RunFile(const std::string& name, const std::vector<std::string>& policies) {
+  std::ifstream in(std::string(WT_SCENARIO_DIR) + "/" + name + ".json");
+  std::stringstream text;
+  text << in.rdbuf();
+  const json options = {{"policies", policies}};
+  return json::parse(RunScenarioJson(text.str(), options.dump()));
+}
+
+double Get(const json& r, const char* policy, const char* metric) {
+  return r["summary"][policy][metric].get<double>();
+}
+
+TEST(Scenarios, SeedOracleIsErrorFreeAndStockEnvoyCannotEjectAmongThree) {
+  const json r = RunFile("seed", {"round_robin", "envoy_outlier"});
+  EXPECT_EQ(Get(r, "oracle", "max_error_rate"), 0.0);
+  // max_ejection_percent 10% of 3 hosts is 0.3 hosts: stock Envoy behaves as round-robin.
+  EXPECT_NEAR(Get(r, "envoy_outlier", "sick_share"), Get(r, "round_robin", "sick_share"), 0.01);
+  EXPECT_NEAR(Get(r, "envoy_outlier", "mean_success_tps"),
+              Get(r, "round_robin", "mean_success_tps"), 0.02 * Get(r, "round_robin", "mean_success_tps"));
+}
+
+TEST(Scenarios, SinkholeAttractsLeastLoadedBalancers) {
+  // The hazard Prequal names: a fast-failing backend looks idle and quick.
+  const json r = RunFile("sinkhole", {"round_robin", "least_request", "peak_ewma"});
+  EXPECT_GT(Get(r, "least_request", "sick_share"), 0.4);
+  EXPECT_GT(Get(r, "peak_ewma", "sick_share"), 0.4);
+  EXPECT_NEAR(Get(r, "round_robin", "sick_share"), 1.0 / 3, 0.01);
+}
+
+#ifdef WEIGHTED_SIM_HAVE_ENGINE
+
+TEST(Scenarios, SeedEngineDefaultBeatsRoundRobin) {
+  const json r = RunFile("seed", {"round_robin", "engine_default"});
+  EXPECT_GT(Get(r, "engine_default", "mean_success_tps"), Get(r, "round_robin", "mean_success_tps"));
+  EXPECT_LT(Get(r, "engine_default", "max_error_rate"), Get(r, "round_robin", "max_error_rate"));
+  EXPECT_LT(Get(r, "engine_default", "error_rate"), Get(r, "round_robin", "error_rate"));
+  EXPECT_GT(Get(r, "engine_default", "mean_cpu"), Get(r, "round_robin", "mean_cpu"));
+  EXPECT_LT(Get(r, "engine_default", "sick_share"), Get(r, "round_robin", "sick_share"));
+}
+
+TEST(Scenarios, SinkholeDoesNotAttractTheEngine) {
+  const json r = RunFile("sinkhole", {"least_request", "engine_default"});
+  EXPECT_LT(Get(r, "engine_default", "sick_share"), 1.0 / 3);  // below its fair share
+  EXPECT_LT(Get(r, "engine_default", "sick_share"), Get(r, "least_request", "sick_share"));
+}
+
+TEST(Scenarios, AllDegradedPanicFallbackKeepsServing) {
+  // With the default rules a uniform degradation lowers every weight alike (no panic needed);
+  // engine_strict (declared in the scenario) isolates on errors, so every endpoint is isolated
+  // at once and only the panic fallback keeps the service up.
+  const json r = RunFile("all_degraded", {"round_robin", "engine_default", "engine_strict"});
+  for (const char* p : {"engine_default", "engine_strict"}) {
+    EXPECT_GT(Get(r, p, "mean_success_tps"), 0.9 * Get(r, "round_robin", "mean_success_tps")) << p;
+    for (const json& b : r["series"][p]["backends"]) {
+      int64_t sent = 0;
+      for (int t = 40; t < 90; ++t) sent += b["sent"][t].get<int64_t>();
+      EXPECT_GT(sent, 50 * 100) << p << " " << b["id"];  // > 100 requests/s on each
+    }
+  }
+  EXPECT_GT(Get(r, "engine_strict", "panic_picks"), 0.3 * Get(r, "engine_strict", "requests"));
+}
+
+TEST(Scenarios, HardDownAndFlappingCostTheEngineFewerErrorsThanRoundRobin) {
+  for (const char* name : {"hard_down", "flapping"}) {
+    const json r = RunFile(name, {"round_robin", "engine_default"});
+    EXPECT_LT(Get(r, "engine_default", "error_rate"), Get(r, "round_robin", "error_rate")) << name;
+  }
+}
+
+TEST(Scenarios, HeterogeneousFleetEngineBeatsRoundRobin) {
+  const json r = RunFile("heterogeneous", {"round_robin", "engine_default"});
+  EXPECT_GT(Get(r, "engine_default", "mean_success_tps"), Get(r, "round_robin", "mean_success_tps"));
+  EXPECT_LT(Get(r, "engine_default", "max_error_rate"), Get(r, "round_robin", "max_error_rate"));
+}
+
+TEST(Scenarios, TidalLoadEngineErrsNoMoreThanRoundRobin) {
+  const json r = RunFile("tidal", {"round_robin", "engine_default"});
+  EXPECT_LE(Get(r, "engine_default", "error_rate"), Get(r, "round_robin", "error_rate"));
+}
+
+#endif
+
+}  // namespace
+}  // namespace weighted_sim

@@ -1,5 +1,0 @@
-#include <gtest/gtest.h>
-
-#include "weighted_sim/sim.h"
-
-TEST(Smoke, Builds) { SUCCEED(); }
