@@ -55,7 +55,7 @@ public class WeightedLoadBalancerAutoConfiguration {
     @Bean
     @ConditionalOnMissingBean
     WeightedMeterBinder weightedMeterBinder(Engine engine, WeightedLoadBalancerProperties p) {
-      return new WeightedMeterBinder(engine, p.isMetrics());
+      return new WeightedMeterBinder(engine, p.isMetrics(), p.getMetricsRefresh().toMillis());
     }
   }
 }

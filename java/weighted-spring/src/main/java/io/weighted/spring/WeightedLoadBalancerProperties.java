@@ -1,6 +1,7 @@
 package io.weighted.spring;
 
 import io.weighted.jni.ClockMode;
+import java.time.Duration;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 
 /** {@code weighted.loadbalancer.*}. */
@@ -20,6 +21,17 @@ public class WeightedLoadBalancerProperties {
 
   /** Register Micrometer gauges per endpoint (weight, state, penalty) when Micrometer is present. */
   private boolean metrics = true;
+
+  /** How often the gauges re-read the engine's snapshot. */
+  private Duration metricsRefresh = Duration.ofSeconds(1);
+
+  public Duration getMetricsRefresh() {
+    return metricsRefresh;
+  }
+
+  public void setMetricsRefresh(Duration metricsRefresh) {
+    this.metricsRefresh = metricsRefresh;
+  }
 
   public String getConfig() {
     return config;

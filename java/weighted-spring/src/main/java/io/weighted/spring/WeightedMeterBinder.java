@@ -15,6 +15,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 
 /**
  * Micrometer gauges per endpoint, read from the engine's snapshot JSON (the engine is the one
@@ -28,10 +31,11 @@ import java.util.concurrent.ConcurrentHashMap;
  *   <li>{@code weighted.service.panic} (tag {@code service}): 1 while in panic round-robin;
  *   <li>{@code weighted.endpoints}: endpoints known to the engine.
  * </ul>
- * The snapshot is read at most once per {@code refreshMillis} however many gauges a scrape
- * reads; endpoints that appear or leave get their gauges added or removed on that read.
+ * A daemon thread reads the snapshot once per {@code refreshMillis}; gauges return the values
+ * of the last read (a scrape never calls into the engine), and endpoints that appear or leave get
+ * their gauges added or removed on that read, so they are there for the next scrape.
  */
-public class WeightedMeterBinder implements MeterBinder {
+public class WeightedMeterBinder implements MeterBinder, AutoCloseable {
   private static final List<String> STATES =
       List.of("healthy", "degraded", "isolated", "recovering");
 
@@ -44,6 +48,7 @@ public class WeightedMeterBinder implements MeterBinder {
   private volatile Map<String, Map<String, Object>> endpoints = Collections.emptyMap();
   private volatile Map<String, Boolean> panic = Collections.emptyMap();
   private volatile long readAtMillis = Long.MIN_VALUE;
+  private ScheduledExecutorService refresher;
 
   public WeightedMeterBinder(Engine engine, boolean enabled) {
     this(engine, enabled, 1000);
@@ -61,11 +66,34 @@ public class WeightedMeterBinder implements MeterBinder {
       return;
     }
     this.registry = registry;
-    Gauge.builder("weighted.endpoints", this, b -> {
-      b.refresh(false);
-      return b.endpoints.size();
-    }).description("Endpoints known to the weighted engine").register(registry);
+    Gauge.builder("weighted.endpoints", this, b -> b.endpoints.size())
+        .description("Endpoints known to the weighted engine").register(registry);
     refresh(true);
+    synchronized (this) {
+      if (refresher == null && refreshMillis > 0) {
+        refresher = Executors.newSingleThreadScheduledExecutor(r -> {
+          Thread t = new Thread(r, "weighted-metrics");
+          t.setDaemon(true);
+          return t;
+        });
+        refresher.scheduleWithFixedDelay(() -> {
+          try {
+            refresh(true);
+          } catch (RuntimeException e) {
+            // keep the last values; the next round tries again
+          }
+        }, refreshMillis, refreshMillis, TimeUnit.MILLISECONDS);
+      }
+    }
+  }
+
+  /** Stops the refresh thread (the application context calls it on shutdown). */
+  @Override
+  public synchronized void close() {
+    if (refresher != null) {
+      refresher.shutdownNow();
+      refresher = null;
+    }
   }
 
   /** Re-reads the snapshot (at most once per refresh period unless forced) and syncs meters. */
@@ -116,7 +144,7 @@ public class WeightedMeterBinder implements MeterBinder {
     }
     for (String s : services) {
       panicMeters.computeIfAbsent(s, svc -> Gauge.builder("weighted.service.panic", this,
-          b -> Boolean.TRUE.equals(b.current().panic.get(svc)) ? 1 : 0)
+          b -> Boolean.TRUE.equals(b.panic.get(svc)) ? 1 : 0)
           .tags("service", svc).description("1 while the service is in panic round-robin")
           .register(r));
     }
@@ -137,19 +165,14 @@ public class WeightedMeterBinder implements MeterBinder {
     return meters;
   }
 
-  private WeightedMeterBinder current() {
-    refresh(false);
-    return this;
-  }
-
   private double number(String key, String field) {
-    Map<String, Object> e = current().endpoints.get(key);
+    Map<String, Object> e = endpoints.get(key);
     Object v = e == null ? null : e.get(field);
     return v instanceof Number n ? n.doubleValue() : Double.NaN;
   }
 
   private double state(String key) {
-    Map<String, Object> e = current().endpoints.get(key);
+    Map<String, Object> e = endpoints.get(key);
     if (e == null) {
       return Double.NaN;
     }

@@ -1,0 +1,53 @@
+package io.weighted.spring;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.weighted.jni.ClockMode;
+import io.weighted.jni.Engine;
+import io.weighted.jni.Outcome;
+import io.weighted.jni.Pick;
+import io.weighted.jni.Service;
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
+
+/** Gauges come from the engine's snapshot and follow endpoint-set changes. */
+class WeightedMeterBinderTests {
+
+  @Test
+  void gaugesFollowTheSnapshot() {
+    try (Engine engine = Engine.create("{\"seed\": 1, \"slow_start\": {\"window_ms\": 0}}",
+            ClockMode.MANUAL);
+        WeightedMeterBinder binder = new WeightedMeterBinder(engine, true, 0)) {
+      SimpleMeterRegistry registry = new SimpleMeterRegistry();
+      Service svc = engine.service("orders");
+      svc.setEndpoints(new String[] {"a:1", "b:1"}, new double[] {2, 1});
+      binder.bindTo(registry);
+      assertThat(registry.get("weighted.endpoint.base.weight").tag("endpoint", "a:1").gauge()
+          .value()).isEqualTo(2.0);
+      assertThat(registry.get("weighted.endpoint.state").tag("endpoint", "b:1").gauge().value())
+          .isEqualTo(0.0);  // healthy
+
+      long b = svc.endpointKey("b:1");
+      for (int i = 0; i < 100; i++) {
+        Pick p = svc.pick();
+        svc.complete(p, 1.0, p.key() == b ? Outcome.HTTP_5XX : Outcome.SUCCESS);
+      }
+      engine.advance(Duration.ofSeconds(5));
+      binder.refresh(true);
+      assertThat(registry.get("weighted.endpoint.penalty").tag("endpoint", "b:1").gauge().value())
+          .isEqualTo(0.5);
+      assertThat(registry.get("weighted.endpoint.state").tag("endpoint", "b:1").gauge().value())
+          .isEqualTo(1.0);  // degraded
+      assertThat(registry.get("weighted.endpoint.weight").tag("endpoint", "b:1").gauge().value())
+          .isEqualTo(0.5);
+
+      svc.setEndpoints(new String[] {"a:1"}, new double[] {2});
+      binder.refresh(true);
+      assertThat(registry.find("weighted.endpoint.weight").tag("endpoint", "b:1").gauge()).isNull();
+      assertThat(registry.get("weighted.endpoints").gauge().value()).isEqualTo(1.0);
+      assertThat(registry.get("weighted.service.panic").tag("service", "orders").gauge().value())
+          .isEqualTo(0.0);
+    }
+  }
+}
