@@ -50,6 +50,7 @@ public class WeightedLoadBalancer implements ReactorServiceInstanceLoadBalancer 
   private final ObjectProvider<ServiceInstanceListSupplier> supplierProvider;
   private final Service service;
   private final LongSupplier nanoClock;
+  private final EndpointGate gate;
   private volatile ServiceInstanceListSupplier supplier;
   private volatile EndpointSet current;
   private long epochs;  // successful setEndpoints calls, guarded by this
@@ -62,6 +63,13 @@ public class WeightedLoadBalancer implements ReactorServiceInstanceLoadBalancer 
   /** {@code nanoClock} measures request latency (tests may pass a fake one). */
   public WeightedLoadBalancer(ObjectProvider<ServiceInstanceListSupplier> supplierProvider,
       String serviceId, Engine engine, LongSupplier nanoClock) {
+    this(supplierProvider, serviceId, engine, nanoClock, null);
+  }
+
+  /** {@code gate} (may be null) can veto picked endpoints, e.g. by an open circuit breaker. */
+  public WeightedLoadBalancer(ObjectProvider<ServiceInstanceListSupplier> supplierProvider,
+      String serviceId, Engine engine, LongSupplier nanoClock, EndpointGate gate) {
+    this.gate = gate;
     this.serviceId = serviceId;
     this.supplierProvider = supplierProvider;
     this.service = engine.service(serviceId);
@@ -118,6 +126,9 @@ public class WeightedLoadBalancer implements ReactorServiceInstanceLoadBalancer 
       if (set.source != instances && isRetryExclusion(instances, request, set)) {
         return pickAllowed(set, instances);
       }
+      if (gate != null) {
+        return gated(set);
+      }
       return new DefaultResponse(pickFrom(set));
     } catch (NoEndpointException e) {
       return new EmptyResponse();
@@ -136,6 +147,28 @@ public class WeightedLoadBalancer implements ReactorServiceInstanceLoadBalancer 
     }
     return new WeightedServiceInstance(s.instances[index], s.ids[index], service, p[0], epoch,
         index, flags, true, nanoClock);
+  }
+
+  /** Re-picks endpoints the gate refuses (an open breaker); none permitted: no instance. */
+  private Response<ServiceInstance> gated(EndpointSet set) {
+    for (int attempt = 0; attempt < RETRY_PICKS; attempt++) {
+      WeightedServiceInstance w = pickFrom(set);
+      if (gate.tryAcquire(serviceId, w.getEndpointId())) {
+        return new DefaultResponse(w);
+      }
+      w.cancel();
+    }
+    for (int i = 0; i < set.ids.length; i++) {  // the picks were unlucky, or all are refused
+      if (gate.tryAcquire(serviceId, set.ids[i])) {
+        long key = service.endpointKey(set.ids[i]);
+        return new DefaultResponse(new WeightedServiceInstance(set.instances[i], set.ids[i],
+            service, key, 0, i, 0, false, nanoClock));
+      }
+    }
+    if (log.isWarnEnabled()) {
+      log.warn("Every endpoint of " + serviceId + " is refused by " + gate);
+    }
+    return new EmptyResponse();
   }
 
   /** A retry excluded some instances: re-pick until an allowed one comes up, else take any. */

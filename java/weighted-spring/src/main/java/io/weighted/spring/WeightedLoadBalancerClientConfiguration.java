@@ -21,16 +21,18 @@ public class WeightedLoadBalancerClientConfiguration {
 
   @Bean
   public ReactorLoadBalancer<ServiceInstance> weightedLoadBalancer(Environment environment,
-      LoadBalancerClientFactory factory, Engine weightedEngine) {
+      LoadBalancerClientFactory factory, Engine weightedEngine, ObjectProvider<EndpointGate> gate) {
     String name = environment.getProperty(LoadBalancerClientFactory.PROPERTY_NAME);
     return new WeightedLoadBalancer(
-        factory.getLazyProvider(name, ServiceInstanceListSupplier.class), name, weightedEngine);
+        factory.getLazyProvider(name, ServiceInstanceListSupplier.class), name, weightedEngine,
+        System::nanoTime, gate.getIfUnique());
   }
 
   @Bean
   public WeightedLoadBalancerLifecycle weightedLoadBalancerLifecycle(
-      ObjectProvider<OutcomeClassifier> classifier) {
+      ObjectProvider<OutcomeClassifier> classifier, ObjectProvider<OutcomeListener> listeners) {
     return new WeightedLoadBalancerLifecycle(
-        classifier.getIfAvailable(DefaultOutcomeClassifier::new));
+        classifier.getIfAvailable(DefaultOutcomeClassifier::new),
+        listeners.orderedStream().toList());
   }
 }

@@ -1,6 +1,7 @@
 package io.weighted.spring;
 
 import io.weighted.jni.Outcome;
+import java.util.List;
 import org.springframework.cloud.client.ServiceInstance;
 import org.springframework.cloud.client.loadbalancer.CompletionContext;
 import org.springframework.cloud.client.loadbalancer.LoadBalancerLifecycle;
@@ -21,9 +22,17 @@ import org.springframework.cloud.client.loadbalancer.Response;
 public class WeightedLoadBalancerLifecycle
     implements LoadBalancerLifecycle<Object, Object, ServiceInstance> {
   private final OutcomeClassifier classifier;
+  private final List<OutcomeListener> listeners;
 
   public WeightedLoadBalancerLifecycle(OutcomeClassifier classifier) {
+    this(classifier, List.of());
+  }
+
+  /** {@code listeners} hear each outcome once, after the engine (see {@link OutcomeListener}). */
+  public WeightedLoadBalancerLifecycle(OutcomeClassifier classifier,
+      List<OutcomeListener> listeners) {
     this.classifier = classifier;
+    this.listeners = List.copyOf(listeners);
   }
 
   @Override
@@ -53,9 +62,15 @@ public class WeightedLoadBalancerLifecycle
     Outcome outcome = completion.status() == CompletionContext.Status.DISCARD ? null
         : classifier.classify(completion);
     if (outcome == null) {
-      w.cancel();
-    } else {
-      w.complete(outcome);
+      if (w.cancel()) {
+        for (OutcomeListener l : listeners) {
+          l.onCancel(w.getServiceId(), w.getEndpointId());
+        }
+      }
+    } else if (w.complete(outcome)) {
+      for (OutcomeListener l : listeners) {
+        l.onOutcome(w.getServiceId(), w.getEndpointId(), w.getLatencyMs(), outcome);
+      }
     }
   }
 

@@ -35,6 +35,7 @@ public final class WeightedServiceInstance implements ServiceInstance {
   private final LongSupplier nanoClock;
   private volatile int finished;  // 0 open, 1 finished (CAS through FINISHED)
   private volatile long startNanos;  // 0 until markStarted()
+  private volatile double latencyMs = Double.NaN;
 
   private static final VarHandle FINISHED;
 
@@ -92,6 +93,7 @@ public final class WeightedServiceInstance implements ServiceInstance {
     }
     long start = startNanos;
     double latencyMs = start == 0 ? 0 : Math.max(0, nanoClock.getAsLong() - start) / 1e6;
+    this.latencyMs = latencyMs;
     try {
       if (viaPick) {
         service.complete(key, epoch, index, flags, latencyMs, outcome.code());
@@ -119,6 +121,11 @@ public final class WeightedServiceInstance implements ServiceInstance {
       }
     }
     return true;
+  }
+
+  /** The latency {@link #complete} reported, NaN before. */
+  public double getLatencyMs() {
+    return latencyMs;
   }
 
   public boolean isFinished() {
