@@ -89,14 +89,21 @@ final class NativeLibrary {
   }
 
   private static void checkVersion() {
-    int lib = abiVersion0();
-    int header = headerVersion0();
     int expectedMajor = Integer.parseInt(BUILD.getProperty("abi.major", "1").trim());
-    if (lib / 10000 != expectedMajor || header / 10000 != expectedMajor) {
-      throw new UnsatisfiedLinkError("native library " + loadedFrom + " speaks C ABI "
-          + format(lib) + " (compiled against weighted.h " + format(header) + "), but weighted-jni "
-          + jarVersion() + " needs major version " + expectedMajor + ".x");
+    String problem = versionProblem(loadedFrom, abiVersion0(), headerVersion0(), expectedMajor);
+    if (problem != null) {
+      throw new UnsatisfiedLinkError(problem);
     }
+  }
+
+  /** Why a library of C ABI {@code lib} (glue built against {@code header}) is refused, or null. */
+  static String versionProblem(String from, int lib, int header, int expectedMajor) {
+    if (lib / 10000 == expectedMajor && header / 10000 == expectedMajor) {
+      return null;
+    }
+    return "native library " + from + " speaks C ABI " + format(lib) + " (glue compiled against"
+        + " weighted.h " + format(header) + "), but weighted-jni " + jarVersion()
+        + " needs major version " + expectedMajor + ".x: refusing to use it";
   }
 
   static String format(int v) {
