@@ -15,12 +15,12 @@ python-install: setup
 	$(PYTHON) -m pip install -q --disable-pip-version-check --no-deps --no-build-isolation ./python
 
 test-python: python-install
-	$(PYTHON) -m pytest -q tests/python --ignore=tests/python/bench -p no:cacheprovider $(PYTEST_ARGS)
+	$(PYTHON) -m pytest -q tests/python -p no:cacheprovider $(PYTEST_ARGS)
 
 # pytest-benchmark: pick, report and batch against a pure-Python random.choices pick measured in
 # the same run; prints the ratios. Not part of `make test` (timings are not assertions).
 bench-python: python-install
-	$(PYTHON) -m pytest -q tests/python/bench -p no:cacheprovider --benchmark-only \
+	WT_BENCH=1 $(PYTHON) -m pytest -q tests/python/bench -p no:cacheprovider --benchmark-only \
 	  --benchmark-columns=min,median,mean,ops --benchmark-sort=name $(PYTEST_ARGS)
 
 test: test-python

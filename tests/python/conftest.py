@@ -1,11 +1,16 @@
-"""Shared fixtures: engines on the manual clock (every time-dependent test drives time itself)."""
+"""Shared fixtures: engines on the manual clock (every time-dependent test drives time itself).
+Helpers live in helpers.py. The benchmarks in bench/ run only with `make bench-python`."""
 from __future__ import annotations
+
+import os
 
 import pytest
 
 import weighted
+from helpers import ENDPOINTS
 
-ENDPOINTS = {"a": 100, "b": 100, "c": 100}
+# pytest-benchmark timings are not tests: `make bench-python` sets WT_BENCH=1 to collect them.
+collect_ignore = [] if os.environ.get("WT_BENCH") else ["bench"]
 
 
 @pytest.fixture
@@ -20,27 +25,3 @@ def svc(engine):
     s = engine.service("orders")
     s.set_endpoints(ENDPOINTS)
     return s
-
-
-def endpoint_view(engine, service, endpoint):
-    """The snapshot entry of one endpoint."""
-    for s in engine.snapshot()["services"]:
-        if s["name"] == service:
-            for ep in s["endpoints"]:
-                if ep["id"] == endpoint:
-                    return ep
-    raise AssertionError(f"{service}/{endpoint} not in the snapshot")
-
-
-def feed_healthy(svc, ids=("a", "b", "c"), n=50, latency_ms=10.0):
-    for _ in range(n):
-        for i in ids:
-            svc.report(i, latency_ms, weighted.Outcome.SUCCESS)
-
-
-def make_sick(svc, endpoint="a", n=50):
-    """Slow, failing and CPU-hot: every default rule fires (0.3 + 0.5 + 0.2 = 1: isolation)."""
-    for _ in range(n):
-        svc.report(endpoint, 500.0, weighted.Outcome.SUCCESS)  # slow answers (p99 counts these)
-        svc.report(endpoint, 500.0, weighted.Outcome.HTTP_5XX)
-    svc.report_resources(endpoint, cpu=0.95)

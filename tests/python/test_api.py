@@ -7,7 +7,7 @@ import collections
 import pytest
 
 import weighted
-from conftest import endpoint_view, feed_healthy, make_sick
+from helpers import endpoint_view, feed_healthy, make_sick
 
 
 def test_package_and_library_versions_agree():

@@ -12,7 +12,7 @@ import pytest
 
 import weighted
 from weighted import dashboard
-from conftest import feed_healthy, make_sick
+from helpers import feed_healthy, make_sick
 
 TOKEN = "s3cret-token-0123456789"
 

@@ -38,11 +38,37 @@ def test_bad_scenarios_name_the_problem():
         sim.scenario_path("nope")
 
 
-def test_bench_prints_the_table_and_writes_results(tmp_path, capsys):
+def test_engine_variants_join_the_run():
+    variants = sim.engine_variants()
+    assert variants and all(name.startswith("engine_") for name in variants)
+    assert "engine_variants" not in sim.scenarios() and "seed" in sim.scenarios()
+    name = sorted(variants)[0]
+    r = sim.run("seed", policies=[name], series=False, engine_configs={name: variants[name]})
+    assert name in r["summary"]
+    with pytest.raises(sim.ScenarioError, match="/bogus: unknown key"):
+        sim.run("seed", policies=["engine_bad"], engine_configs={"engine_bad": {"bogus": 1}})
+    with pytest.raises(sim.ScenarioError, match="names start with engine_"):
+        sim.run("seed", policies=["round_robin"], engine_configs={"bad_name": {}})
+
+
+def test_bench_prints_the_table_and_writes_results_and_plots(tmp_path, capsys):
+    pytest.importorskip("matplotlib")
     from weighted import bench
     assert bench.main(["--policy", "round_robin", "--policy", "engine_default",
-                       "--out", str(tmp_path), "--no-plots"]) == 0
+                       "--out", str(tmp_path)]) == 0
     out = capsys.readouterr().out
     assert "Scenario `seed`" in out and "round_robin" in out and "|" in out
     results = json.loads((tmp_path / "results.json").read_text())
     assert set(results["summary"]) >= {"round_robin", "engine_default"}
+    assert (tmp_path / "table.md").read_text() in out
+    assert sorted(p.name for p in tmp_path.glob("*.png"))  # the plots of weighted._plots
+    tradeoff = json.loads((tmp_path / "tradeoff" / "results.json").read_text())
+    assert set(sim.engine_variants()) <= set(tradeoff["summary"])
+
+
+def test_bench_reports_a_bad_scenario(tmp_path, capsys):
+    from weighted import bench
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"duration_s": -1}')
+    assert bench.main([str(bad), "--out", str(tmp_path), "--no-plots"]) == 2
+    assert "weighted.bench:" in capsys.readouterr().err

@@ -6,7 +6,7 @@ import threading
 import pytest
 
 import weighted
-from conftest import endpoint_view
+from helpers import endpoint_view
 
 THREADS = 6
 PER_THREAD = 3000

@@ -15,8 +15,10 @@ namespace py = pybind11;
 
 namespace {
 
-// The options RunScenarioJson documents: {"policies": [...], "seed": N, "series": bool}.
-weighted_sim::RunOptions ParseOptions(const std::string& text, bool* series) {
+// The options RunScenarioJson documents: {"policies": [...], "seed": N, "series": bool,
+// "engine_configs": {"engine_x": {config}, ...}}.
+weighted_sim::RunOptions ParseOptions(const std::string& text, bool* series,
+                                      std::string* engine_configs) {
   weighted_sim::RunOptions options;
   nlohmann::json j;
   try {
@@ -41,6 +43,8 @@ weighted_sim::RunOptions ParseOptions(const std::string& text, bool* series) {
       if (!value.is_boolean()) throw std::invalid_argument("options.series: must be a boolean");
       *series = value.get<bool>();
       options.series = *series;
+    } else if (key == "engine_configs") {
+      *engine_configs = value.dump();  // AddEngineConfigs validates it
     } else {
       throw std::invalid_argument("options." + key + ": unknown key");
     }
@@ -50,11 +54,13 @@ weighted_sim::RunOptions ParseOptions(const std::string& text, bool* series) {
 
 py::tuple Run(const std::string& scenario_json, const std::string& options_json) {
   bool series = true;
-  weighted_sim::RunOptions options = ParseOptions(options_json, &series);
+  std::string engine_configs;
+  weighted_sim::RunOptions options = ParseOptions(options_json, &series, &engine_configs);
   std::string json, table;
   {
     py::gil_scoped_release nogil;  // a run takes seconds of CPU; let other threads go on
-    const weighted_sim::Scenario scenario = weighted_sim::ParseScenario(scenario_json);
+    weighted_sim::Scenario scenario = weighted_sim::ParseScenario(scenario_json);
+    if (!engine_configs.empty()) weighted_sim::AddEngineConfigs(engine_configs, &scenario);
     const weighted_sim::Results results = weighted_sim::RunScenario(scenario, options);
     json = weighted_sim::ResultsToJson(results, series);
     table = weighted_sim::MarkdownTable(results);
