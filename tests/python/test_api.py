@@ -272,3 +272,19 @@ def test_outcome_from_http_status():
     assert weighted.Outcome.from_http_status(599) == weighted.Outcome.HTTP_5XX
     assert weighted.Outcome.from_http_status(429) == weighted.Outcome.SUCCESS
     assert weighted.Outcome.from_http_status(200) == weighted.Outcome.SUCCESS
+
+
+def test_pick_objects_are_plain_values(engine, svc):
+    p = svc.pick()
+    assert repr(p).startswith(f"Pick(endpoint={p.endpoint!r}, index={p.index}, epoch=1")
+    assert isinstance(p, weighted.Pick)
+    with pytest.raises(TypeError):
+        weighted.Pick()
+    with pytest.raises(AttributeError):
+        p.endpoint = "x"
+    with pytest.raises(TypeError, match="expected a weighted.Pick"):
+        svc.complete("a", 1.0)
+    with pytest.raises(TypeError, match="expected a weighted.Pick"):
+        svc.cancel(None)
+    engine.close()
+    assert p.endpoint in ("a", "b", "c") and p.key > 0  # a value: outlives its engine

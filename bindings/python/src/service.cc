@@ -5,6 +5,7 @@
 #include <string_view>
 
 #include "binding.h"
+#include "pick.h"
 
 namespace wtpy {
 
@@ -34,11 +35,6 @@ int ToOutcome(py::handle outcome) {
 }
 
 namespace {
-
-struct Pick {
-  wt_pick raw{};
-  py::object endpoint;
-};
 
 class Service {
  public:
@@ -86,24 +82,26 @@ class Service {
     return py::str(buf, len);
   }
 
-  Pick DoPick() {
+  py::object DoPick() {
     wt_service* s = Handle();
-    Pick p;
-    Check(wt_service_pick(s, &p.raw));
-    if (p.raw.epoch == ids_->epoch && p.raw.index < ids_->ids.size()) {
-      p.endpoint = ids_->ids[p.raw.index];
-    } else {
-      p.endpoint = EndpointId(p.raw.key);
+    wt_pick raw;
+    Check(wt_service_pick(s, &raw));
+    if (raw.epoch == ids_->epoch && raw.index < ids_->ids.size()) {
+      return NewPick(raw, ids_->ids[raw.index]);
     }
-    return p;
+    return NewPick(raw, EndpointId(raw.key));  // a set this module did not see: ask the engine
   }
 
-  void Complete(const Pick& p, double latency_ms, py::handle outcome) {
+  void Complete(py::handle pick, double latency_ms, py::handle outcome) {
     wt_service* s = Handle();
-    Check(wt_service_complete(s, &p.raw, latency_ms, ToOutcome(outcome)));
+    const wt_pick& raw = PickOf(pick);
+    Check(wt_service_complete(s, &raw, latency_ms, ToOutcome(outcome)));
   }
 
-  void Cancel(const Pick& p) { Check(wt_service_cancel(Handle(), &p.raw)); }
+  void Cancel(py::handle pick) {
+    wt_service* s = Handle();
+    Check(wt_service_cancel(s, &PickOf(pick)));
+  }
 
   void Report(py::handle endpoint, double latency_ms, py::handle outcome) {
     wt_service* s = Handle();
@@ -163,8 +161,8 @@ class Service {
         uint64_t key = 0;
         Check(wt_service_endpoint_key(s, e.cast<std::string>().c_str(), &key));
         r.key = key;
-      } else if (py::isinstance<Pick>(e)) {
-        r.key = e.cast<const Pick&>().raw.key;
+      } else if (IsPick(e)) {
+        r.key = PickOf(e).key;
       } else {
         throw py::type_error("report_batch: endpoints[" + std::to_string(i) +
                              "] must be an id (str), a key (int) or a Pick");
@@ -202,22 +200,7 @@ class Service {
 }  // namespace
 
 void RegisterService(py::module_& m) {
-  py::class_<Pick>(m, "Pick", "One chosen endpoint; finish it with Service.complete() or cancel().")
-      .def_property_readonly("endpoint", [](const Pick& p) { return p.endpoint; },
-                             "The endpoint id.")
-      .def_property_readonly("key", [](const Pick& p) { return p.raw.key; })
-      .def_property_readonly("epoch", [](const Pick& p) { return p.raw.epoch; })
-      .def_property_readonly("index", [](const Pick& p) { return p.raw.index; })
-      .def_property_readonly("flags", [](const Pick& p) { return p.raw.flags; })
-      .def_property_readonly("probe", [](const Pick& p) { return (p.raw.flags & WT_PICK_PROBE) != 0; })
-      .def_property_readonly("panic", [](const Pick& p) { return (p.raw.flags & WT_PICK_PANIC) != 0; })
-      .def_property_readonly("tracked",
-                             [](const Pick& p) { return (p.raw.flags & WT_PICK_TRACKED) != 0; })
-      .def("__repr__", [](const Pick& p) {
-        return "Pick(endpoint=" + py::repr(p.endpoint).cast<std::string>() +
-               ", index=" + std::to_string(p.raw.index) + ", epoch=" + std::to_string(p.raw.epoch) +
-               ", flags=" + std::to_string(p.raw.flags) + ")";
-      });
+  RegisterPick(m);
 
   py::class_<Service>(m, "Service", py::dynamic_attr(),
                       "Low-level handle of one service; use weighted.Service.")
