@@ -63,7 +63,13 @@ PyType_Slot kSlots[] = {
                     "One chosen endpoint; finish it with Service.complete() or Service.cancel().")},
     {0, nullptr}};
 
-PyType_Spec kSpec = {"weighted._weighted.Pick", sizeof(PickObject), 0, Py_TPFLAGS_DEFAULT, kSlots};
+#ifdef Py_TPFLAGS_DISALLOW_INSTANTIATION
+constexpr unsigned kFlags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_DISALLOW_INSTANTIATION;
+#else
+constexpr unsigned kFlags = Py_TPFLAGS_DEFAULT;
+#endif
+// Only pick() makes Picks.
+PyType_Spec kSpec = {"weighted._weighted.Pick", sizeof(PickObject), 0, kFlags, kSlots};
 
 }  // namespace
 
@@ -71,6 +77,9 @@ void RegisterPick(py::module_& m) {
   PyObject* type = PyType_FromSpec(&kSpec);
   if (type == nullptr) throw py::error_already_set();
   g_pick_type = reinterpret_cast<PyTypeObject*>(type);
+#ifndef Py_TPFLAGS_DISALLOW_INSTANTIATION
+  g_pick_type->tp_new = nullptr;  // Python < 3.10
+#endif
   m.add_object("Pick", py::reinterpret_steal<py::object>(type));
   Py_INCREF(type);  // g_pick_type keeps its own reference for the module's lifetime
 }
