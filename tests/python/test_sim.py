@@ -54,10 +54,14 @@ def test_engine_variants_join_the_run():
 def test_bench_prints_the_table_and_writes_results_and_plots(tmp_path, capsys):
     pytest.importorskip("matplotlib")
     from weighted import bench
-    assert bench.main(["--policy", "round_robin", "--policy", "engine_default",
+    scenario = json.loads(sim.scenario_path("seed").read_text())
+    scenario["duration_s"] = 40  # the seed scenario's faults start at 30 s
+    path = tmp_path / "short.json"
+    path.write_text(json.dumps(scenario))
+    assert bench.main([str(path), "--policy", "round_robin", "--policy", "engine_default",
                        "--out", str(tmp_path)]) == 0
     out = capsys.readouterr().out
-    assert "Scenario `seed`" in out and "round_robin" in out and "|" in out
+    assert "Scenario `seed`, seed 1, 40 s simulated." in out and "round_robin" in out
     results = json.loads((tmp_path / "results.json").read_text())
     assert set(results["summary"]) >= {"round_robin", "engine_default"}
     assert (tmp_path / "table.md").read_text() in out
