@@ -1,7 +1,6 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
-#include <sstream>
 
 #include "c_api.h"
 
@@ -32,13 +31,16 @@ Status ReadFile(const char* where, const char* path, size_t max_bytes, std::stri
   if (!in) {
     return {WT_ERR_IO, fmt::format("{}: cannot open \"{}\": {}", where, path, std::strerror(errno))};
   }
-  std::ostringstream ss;
-  ss << in.rdbuf();
+  // Reads at most one byte past the limit: a huge file (or /dev/zero) is refused without
+  // being loaded into memory first.
+  std::string text(max_bytes + 1, '\0');
+  in.read(text.data(), static_cast<std::streamsize>(text.size()));
   if (in.bad()) return {WT_ERR_IO, fmt::format("{}: cannot read \"{}\"", where, path)};
-  *out = ss.str();
+  text.resize(static_cast<size_t>(in.gcount()));
+  *out = std::move(text);
   if (out->size() > max_bytes) {
-    return {WT_ERR_LIMIT, fmt::format("{}: \"{}\" is {} bytes, more than limits.max_config_bytes "
-                                      "= {}", where, path, out->size(), max_bytes)};
+    return {WT_ERR_LIMIT, fmt::format("{}: \"{}\" is more than limits.max_config_bytes = {} "
+                                      "bytes", where, path, max_bytes)};
   }
   return Status::Ok();
 }

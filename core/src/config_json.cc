@@ -15,6 +15,9 @@ using namespace config_reader;
 constexpr int64_t kDayMs = 86'400'000;  // no duration may exceed a day: typos, not intent
 constexpr int64_t kMaxCount = 1'000'000;
 constexpr size_t kMaxRules = 64;
+// The resolved form of the largest valid document (64 rules, every number at full precision) is
+// about 12 KiB (tests/cpp/fuzz_regressions_test.cc checks it), so it always fits this.
+constexpr int64_t kMinConfigBytes = 16384;
 
 constexpr std::string_view kTopKeys[] = {"$schema", "profile", "seed",      "controller",
                                          "window",  "rules",   "isolation", "panic",
@@ -154,9 +157,11 @@ void ReadSections(const Node& root, Config& c) {
     auto& l = c.limits;
     s->ExpectObject(kLimitsKeys);
     // Can only be lowered: the size check runs before the document is read, so it has to use
-    // the built-in limit.
+    // the built-in limit. Nor below kMinConfigBytes, or the resolved form of the document
+    // (wt_config_resolve) could exceed the limit it states and be refused (found by
+    // fuzz/config_fuzz.cc: {"limits": {"max_config_bytes": 100}} resolved to 1079 bytes).
     if (auto n = s->Get("max_config_bytes")) {
-      l.max_config_bytes = ReadInt(*n, 1, Config::Limits{}.max_config_bytes);
+      l.max_config_bytes = ReadInt(*n, kMinConfigBytes, Config::Limits{}.max_config_bytes);
     }
     if (auto n = s->Get("max_services")) l.max_services = ReadInt(*n, 1, kMaxCount);
     if (auto n = s->Get("max_endpoints_per_service")) {

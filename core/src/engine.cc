@@ -2,10 +2,13 @@
 
 #include <fmt/format.h>
 
+#include "utf8.h"
+
 namespace weighted {
 
 namespace {
 constexpr size_t kMaxServiceName = 256;
+constexpr int64_t kMaxManualNs = int64_t{1} << 62;
 }
 
 Engine::Engine(Config cfg, int clock_mode)
@@ -84,6 +87,7 @@ Status Engine::GetService(const char* name, Service** out) {
     return InvalidArgument(fmt::format("wt_engine_service: name must be 1..{} bytes, got {}",
                                        kMaxServiceName, n.size()));
   }
+  if (!IsUtf8(n)) return InvalidArgument("wt_engine_service: name is not valid UTF-8");
   auto cfg = config();
   std::lock_guard lock(services_mu_);
   auto it = services_.find(n);
@@ -144,6 +148,12 @@ Status Engine::Advance(int64_t delta_ns) {
                                        "runs backwards), got {}", delta_ns));
   }
   std::lock_guard lock(cycle_mu_);
+  // The clock ends at kMaxManualNs (146 years) so that now + delta and the next cycle time (at
+  // most a day later) never overflow int64: signed overflow is undefined behaviour.
+  if (delta_ns > kMaxManualNs - manual_clock_->NowNs()) {
+    return InvalidArgument(fmt::format("wt_engine_advance: delta_ns {} would move the manual "
+                                       "clock past its end ({} ns)", delta_ns, kMaxManualNs));
+  }
   const int64_t target = manual_clock_->NowNs() + delta_ns;
   while (next_cycle_ns_ <= target) {
     manual_clock_->Set(next_cycle_ns_);

@@ -502,7 +502,7 @@ INSTANTIATE_TEST_SUITE_P(
         BadCase{R"({"limits": {"max_latency_ms": 0}})", WT_ERR_CONFIG_INVALID,
                 "/limits/max_latency_ms: must be in (0, 86400000], got 0"},
         BadCase{R"({"limits": {"max_config_bytes": 2097152}})", WT_ERR_CONFIG_INVALID,
-                "/limits/max_config_bytes: must be an integer in [1, 1048576], got 2097152"},
+                "/limits/max_config_bytes: must be an integer in [16384, 1048576], got 2097152"},
         BadCase{R"({"seed": -1})", WT_ERR_CONFIG_INVALID,
                 "/seed: must be an integer in [0, 18446744073709551615], got -1"},
         BadCase{R"({"seed": 18446744073709551616})", WT_ERR_CONFIG_INVALID,
@@ -598,12 +598,16 @@ TEST(ConfigLimits, ExactlyAtTheLimitParses) {
 }
 
 TEST(ConfigLimits, DocumentLargerThanItsOwnLimit) {
-  const std::string doc = R"({"limits": {"max_config_bytes": 20}})";
+  std::string doc = R"({"limits": {"max_config_bytes": 16384}})";
+  doc.insert(1, 16384, ' ');
   const Status s = Parse(doc);
   EXPECT_EQ(s.code(), WT_ERR_LIMIT);
   EXPECT_TRUE(Contains(s.message(), "/limits/max_config_bytes: this document is " +
-                                     std::to_string(doc.size()) + " bytes, more than the 20"));
-  EXPECT_EQ(MustParse(R"({"limits": {"max_config_bytes": 100}})").limits.max_config_bytes, 100u);
+                                     std::to_string(doc.size()) + " bytes, more than the 16384"));
+  EXPECT_EQ(MustParse(R"({"limits": {"max_config_bytes": 16384}})").limits.max_config_bytes, 16384u);
+  // Lower limits are refused: the resolved form of the document would not fit them.
+  EXPECT_TRUE(Contains(Parse(R"({"limits": {"max_config_bytes": 100}})").message(),
+                       "/limits/max_config_bytes: must be an integer in [16384, 1048576], got 100"));
 }
 
 // ---------------------------------------------------------------------------------------------
