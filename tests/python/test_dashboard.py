@@ -108,7 +108,8 @@ def test_replay_view_of_a_simulation(tmp_path):
     states = {e["id"]: e["state"] for e in view["services"][0]["endpoints"]}
     assert states == {"b0": "ok", "b1": "fault", "b2": "fault"}  # both faults active at 60 s
     assert len(view["timeline"]["t"]) == results["scenario"]["duration_s"]
-    assert {e["type"] for e in view["events"]} >= {"fault_onset"}
+    times = [e["time_s"] for e in view["events"]]
+    assert times == sorted(times) and {e["type"] for e in view["events"]} >= {"fault_onset"}
     assert source.view({"policy": "round_robin"})["policy"] == "round_robin"
     with pytest.raises(ValueError, match="no series for policy"):
         dashboard.ReplaySource(results, policy="nope")
@@ -149,21 +150,43 @@ def browser():
 
 
 def _wait(drv, predicate, what, timeout=20):
+    """Bounded poll for a condition on the page (the page re-renders every 0.5 s)."""
+    from selenium.common.exceptions import StaleElementReferenceException, TimeoutException
     from selenium.webdriver.support.ui import WebDriverWait
     try:
-        return WebDriverWait(drv, timeout, poll_frequency=0.1).until(lambda d: predicate(d))
-    except Exception:
+        return WebDriverWait(drv, timeout, poll_frequency=0.1,
+                             ignored_exceptions=(StaleElementReferenceException,)).until(predicate)
+    except TimeoutException:
         raise AssertionError(f"timed out after {timeout}s waiting for {what}; page:\n"
-                             + drv.find_element("tag name", "body").text[:2000])
+                             + drv.execute_script("return document.body.innerText")[:2000])
+
+
+# One atomic read of a table row (elements found one by one could be replaced in between).
+_ROW_JS = """
+const tr = document.querySelector('tr[data-endpoint="' + arguments[0] + '"]');
+if (!tr) return null;
+const cell = (c) => tr.querySelector('td.' + c).textContent;
+return {state: tr.dataset.state, weight: cell('weight'), target: cell('target'),
+        base: cell('base'), penalty: cell('penalty'), p99: cell('p99'),
+        error_rate: cell('error-rate'),
+        fired: Array.from(tr.querySelectorAll('td.rules .rule-fired')).map(
+          (r) => [r.dataset.metric, Number(r.dataset.contribution)])};
+"""
 
 
 def _row(drv, endpoint):
-    rows = drv.find_elements("css selector", f'tr[data-endpoint="{endpoint}"]')
-    return rows[0] if rows else None
+    return drv.execute_script(_ROW_JS, endpoint)
 
 
-def _cell(row, cls):
-    return row.find_element("css selector", f"td.{cls}").text
+def _state(drv, endpoint):
+    row = _row(drv, endpoint)
+    return row and row["state"]
+
+
+def _texts(drv, selector):
+    return drv.execute_script(
+        "return Array.from(document.querySelectorAll(arguments[0])).map((e) => e.textContent);",
+        selector)
 
 
 def test_page_shows_endpoints_and_an_isolation_as_it_happens(browser, engine, svc):
@@ -171,40 +194,60 @@ def test_page_shows_endpoints_and_an_isolation_as_it_happens(browser, engine, sv
     engine.advance(5)
     with dashboard.serve(engine, port=0, token=TOKEN, interval=0.05) as d:
         browser.get(d.url)
-        _wait(browser, lambda b: all(_row(b, f"orders/{e}") is not None and
-                                     _row(b, f"orders/{e}").get_attribute("data-state") == "healthy"
-                                     for e in "abc"), "three healthy endpoints")
+        _wait(browser, lambda b: all(_state(b, f"orders/{e}") == "healthy" for e in "abc"),
+              "three healthy endpoints")
         a = _row(browser, "orders/a")
-        assert _cell(a, "weight") == "100.00" and _cell(a, "target") == "100.00"
-        assert _cell(a, "base") == "100.00" and _cell(a, "penalty") == "0.00"
-        assert _cell(a, "p99") != "–" and _cell(a, "error-rate") == "0.00%"
+        assert (a["weight"], a["target"], a["base"], a["penalty"]) == ("100.00",) * 3 + ("0.00",)
+        assert a["p99"] != "–" and a["error_rate"] == "0.00%" and a["fired"] == []
         assert browser.find_element("id", "mode").text == "live"
-        assert browser.find_elements("css selector", 'svg#timeline polyline[data-series="orders/a"]')
+        assert len(_texts(browser, 'svg#timeline polyline[data-series="orders/a"]')) == 1
+        assert len(_texts(browser, "svg#timeline polyline")) == 3
         # Events from before the dashboard subscribed are not its to show (the queue is the app's).
-        assert not browser.find_elements("css selector", "#events li")
+        assert _texts(browser, "#events li") == []
 
         # Bad reports on the manual clock: A is slow, failing and hot, then one cycle runs.
         feed_healthy(svc, ids=("b", "c"))
         make_sick(svc, "a")
         engine.advance(5)
-        _wait(browser, lambda b: _row(b, "orders/a").get_attribute("data-state") == "isolated",
-              "endpoint a to show isolated")
+        _wait(browser, lambda b: _state(b, "orders/a") == "isolated", "endpoint a to show isolated")
         a = _row(browser, "orders/a")
-        assert _cell(a, "weight") == "0.00" and _cell(a, "penalty") == "1.00"
-        assert _cell(a, "error-rate") == "33.33%"  # 50 errors among 150 results in the window
-        fired = {r.get_attribute("data-metric"): float(r.get_attribute("data-contribution"))
-                 for r in a.find_elements("css selector", "td.rules .rule-fired")}
-        assert fired == pytest.approx({"latency_p99": 0.3, "error_rate": 0.5, "cpu": 0.2})
-        assert _row(browser, "orders/b").get_attribute("data-state") == "healthy"
-        _wait(browser, lambda b: b.find_elements("css selector", '#events li[data-type="isolated"]'),
+        assert (a["weight"], a["penalty"]) == ("0.00", "1.00")
+        assert a["error_rate"] == "33.33%"  # 50 errors among 150 results in the window
+        assert dict(a["fired"]) == pytest.approx({"latency_p99": 0.3, "error_rate": 0.5, "cpu": 0.2})
+        assert _state(browser, "orders/b") == "healthy"
+        _wait(browser, lambda b: _texts(b, '#events li[data-type="isolated"]'),
               "the isolated event in the list")
-        assert "orders/a" in browser.find_element("css selector", '#events li[data-type="isolated"]').text
-        assert len(browser.find_elements("css selector", "svg#timeline line.event-marker")) >= 1
+        assert "orders/a" in _texts(browser, '#events li[data-type="isolated"]')[0]
+        assert len(_texts(browser, "svg#timeline line.event-marker")) >= 1
 
 
 def test_page_without_the_token_is_refused(browser, engine, svc):
     with dashboard.serve(engine, port=0, token=TOKEN, interval=0.05) as d:
         browser.get(d.url.split("?")[0])
-        _wait(browser, lambda b: "HTTP 401" in b.find_element("id", "status").text,
+        _wait(browser, lambda b: "HTTP 401" in _texts(b, "#status")[0],
               "the page to report the refused data request")
-        assert not browser.find_elements("css selector", "tr[data-endpoint]")
+        assert _texts(browser, "tr[data-endpoint]") == []
+
+
+def test_page_replays_a_simulation_run(browser, tmp_path):
+    sim = pytest.importorskip("weighted.sim")
+    results = sim.run("seed", policies=["round_robin", "engine_default"])
+    with dashboard.replay(results, port=0) as d:
+        browser.get(d.url)
+        _wait(browser, lambda b: _row(b, "engine_default/b2") is not None, "the replayed backends")
+        assert browser.find_element("id", "mode").text == "replay"
+        # The cursor starts at the end; move it to t = 10 s (before the faults), then to 60 s.
+        cursor = browser.find_element("id", "cursor")
+        for t, state in ((10, "ok"), (60, "fault")):
+            browser.execute_script(
+                "arguments[0].value = arguments[1];"
+                "arguments[0].dispatchEvent(new Event('input'));", cursor, t)
+            _wait(browser, lambda b: _texts(b, "#time") == [f"{t}.0"] and
+                  _state(b, "engine_default/b1") == state, f"b1 to show {state} at {t} s")
+        assert _state(browser, "engine_default/b0") == "ok"
+        assert len(_texts(browser, "svg#timeline polyline")) == 3
+        assert _texts(browser, '#events li[data-type="fault_onset"]')
+        # Another policy from the select.
+        from selenium.webdriver.support.ui import Select
+        Select(browser.find_element("id", "policy")).select_by_value("round_robin")
+        _wait(browser, lambda b: _row(b, "round_robin/b0") is not None, "the round_robin rows")

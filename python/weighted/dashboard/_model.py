@@ -177,6 +177,7 @@ class ReplaySource:
                            "endpoint": backends[idx]["id"] if 0 <= idx < len(backends) else str(idx),
                            "old_weight": None, "new_weight": None,
                            "reason": {"fault": ev.get("type")}})
+        events.sort(key=lambda e: (e["time_s"] is None, e["time_s"]))
         p99 = series.get("p99_latency_ms") or []
         return {
             "mode": self.mode, "title": self.title, "time_s": t[cursor] if t else 0,

@@ -40,7 +40,7 @@
       const table = el("table", { class: "endpoints", "data-service": svc.name });
       const head = el("tr");
       for (const c of ["endpoint", "state", "weight", "target", "base", "penalty", "rules",
-                       "p99 ms", "error rate", "requests"]) head.appendChild(el("th", {}, c));
+                       "p99 ms", "error rate", "requests"]) head.appendChild(el("th", { class: c }, c));
       table.appendChild(head);
       for (const ep of svc.endpoints) {
         const shown = svc.panic ? "panic" : ep.state;
@@ -87,6 +87,16 @@
     const W = 900, H = 260, P = 10;
     const x = (v) => P + (W - 2 * P) * (v - t0) / (t1 - t0);
     const y = (w) => H - P - (H - 2 * P) * w / wmax;
+    const label = (tx, ty, text, anchor) => {
+      const t = document.createElementNS(NS, "text");
+      t.setAttribute("x", tx); t.setAttribute("y", ty); t.setAttribute("font-size", "11");
+      t.setAttribute("fill", "#777"); t.setAttribute("text-anchor", anchor);
+      t.textContent = text;
+      svg.appendChild(t);
+    };
+    label(P + 2, P + 10, "weight " + num(wmax, 0), "start");
+    label(P + 2, H - P - 2, num(t0, 0) + " s", "start");
+    label(W - P - 2, H - P - 2, num(t1, 0) + " s", "end");
     for (const ev of state.events) {
       if (ev.time_s < t0 || ev.time_s > t1) continue;
       const line = document.createElementNS(NS, "line");
@@ -156,7 +166,8 @@
     document.getElementById("title").textContent = state.title;
     document.getElementById("mode").textContent = state.mode;
     document.getElementById("time").textContent = num(state.time_s, 1);
-    document.getElementById("clock").textContent = state.clock || (state.policy || "–");
+    document.getElementById("clock").textContent = state.clock || "–";
+    document.getElementById("clock-wrap").hidden = state.mode === "replay";
     renderReplayControls(state);
     renderServices(state);
     renderTimeline(state);
