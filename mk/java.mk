@@ -10,7 +10,7 @@
 # The first run downloads from Maven Central into ~/.m2; later runs reuse it.
 
 MVN ?= mvn
-JAVA_NATIVE_DIR := $(CURDIR)/$(BUILD_DIR)/bindings/jni
+JAVA_NATIVE_DIR := $(CURDIR)/$(BUILD_DIR)/bindings/jni/jar
 MVN_JAVA = cd java && $(MVN) -q -B -Dweighted.native.dir=$(JAVA_NATIVE_DIR)
 JMH_SMOKE_ARGS ?= -f 1 -wi 1 -w 1s -i 1 -r 1s
 

@@ -37,6 +37,10 @@ import reactor.core.publisher.Flux;
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.NANOSECONDS)
 public class SpringChooseBenchmark {
+  /** The exact picker (no in-flight tracking), so a pick without a report leaks nothing. */
+  static final String CONFIG =
+      "{\"slow_start\": {\"window_ms\": 0}, \"picker\": {\"mode\": \"weighted\"}}";
+
   @Param({"3", "20"})
   public int instances;
 
@@ -64,7 +68,7 @@ public class SpringChooseBenchmark {
         return "svc";
       }
     };
-    engine = Engine.create("{\"slow_start\": {\"window_ms\": 0}}", ClockMode.REAL);
+    engine = Engine.create(CONFIG, ClockMode.REAL);
     weighted = new WeightedLoadBalancer(new SimpleObjectProvider<>(supplier), "svc", engine);
     roundRobin = new RoundRobinLoadBalancer(new SimpleObjectProvider<>(supplier), "svc");
     random = new RandomLoadBalancer(new SimpleObjectProvider<>(supplier), "svc");

@@ -16,8 +16,8 @@ import org.junit.jupiter.params.provider.MethodSource;
  * exactly as it was (the whole snapshot is compared; the clock is manual, so it does not move).
  */
 class BadInputTest {
-  static final String CONFIG = "{\"seed\": 9, \"slow_start\": {\"window_ms\": 0}, \"limits\": "
-      + "{\"max_config_bytes\": 4096, \"max_services\": 3, \"max_endpoints_per_service\": 4}}";
+  static final String CONFIG = "{\"seed\": 9, \"slow_start\": {\"window_ms\": 0}, \"picker\": {\"mode\": \"weighted\"}, \"limits\": "
+      + "{\"max_services\": 3, \"max_endpoints_per_service\": 4}}";
 
   record Case(String name, Consumer<Engine> call, Class<? extends Throwable> type, Status status,
       String message) {
@@ -70,8 +70,7 @@ class BadInputTest {
             Status.CONFIG_INVALID, "max_step"),
         c("negative duration", e -> e.reload("{\"controller\": {\"cooldown_ms\": -1}}"),
             Status.CONFIG_INVALID, "cooldown_ms"),
-        // Over the default limits.max_config_bytes (1 MiB). Note: the 4 KiB limit of the config
-        // in force does not refuse a 5 KB reload (the reloaded document's own limit applies).
+        // Over the default (and largest) limits.max_config_bytes, 1 MiB.
         c("oversized config", e -> e.reload("{\"profile\": \"default\"" + " ".repeat(1 << 20)
             + "}"), Status.LIMIT, ""),
         c("config file missing", e -> e.reloadFromFile(java.nio.file.Path.of("/nonexistent.json")),

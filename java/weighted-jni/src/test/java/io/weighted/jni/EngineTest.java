@@ -20,7 +20,9 @@ import org.junit.jupiter.api.io.TempDir;
 
 /** The JNI wrapper: behaviour, error mapping and the close guard. Manual clock throughout. */
 class EngineTest {
-  static final String SEEDED = "{\"seed\": 42, \"slow_start\": {\"window_ms\": 0}}";
+  // The exact (weighted) picker: these tests assert pick frequencies against weights.
+  static final String SEEDED =
+      "{\"seed\": 42, \"slow_start\": {\"window_ms\": 0}, \"picker\": {\"mode\": \"weighted\"}}";
 
   Engine engine;
   Service svc;
@@ -66,6 +68,32 @@ class EngineTest {
     assertThat(p.index()).isBetween(0, 2);
     assertThat(p.key()).isEqualTo(svc.endpointKey(svc.endpointId(p.key())));
     svc.complete(p.key(), p.epoch(), p.index(), p.flags(), 1.0, Outcome.SUCCESS.code());
+  }
+
+  @Test
+  void loadAwarePicksAreTrackedUntilCompletedOrCancelled() {
+    try (Engine e = Engine.create("{\"seed\": 1, \"picker\": {\"mode\": \"load_aware\"}}",
+        ClockMode.MANUAL)) {
+      Service s = e.service("la");
+      s.setEndpoints(new String[] {"x:1", "y:1"}, new double[] {1, 1});
+      Pick a = s.pick();
+      Pick b = s.pick();
+      assertThat(a.isTracked()).isTrue();
+      assertThat(inflight(e)).isEqualTo(2);
+      s.complete(a, 3.0, Outcome.SUCCESS);
+      s.cancel(b);
+      assertThat(inflight(e)).isZero();
+    }
+  }
+
+  static long inflight(Engine e) {
+    long n = 0;
+    for (Object s : (List<?>) Json.parseObject(e.snapshotJson()).get("services")) {
+      for (Object ep : (List<?>) ((Map<?, ?>) s).get("endpoints")) {
+        n += ((Number) ((Map<?, ?>) ep).get("inflight")).longValue();
+      }
+    }
+    return n;
   }
 
   @Test

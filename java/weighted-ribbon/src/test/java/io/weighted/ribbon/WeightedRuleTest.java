@@ -30,7 +30,7 @@ class WeightedRuleTest {
 
   @BeforeEach
   void setUp() {
-    engine = Engine.create("{\"seed\": 3, \"slow_start\": {\"window_ms\": 0}}", ClockMode.MANUAL);
+    engine = Engine.create("{\"seed\": 3, \"slow_start\": {\"window_ms\": 0}, \"picker\": {\"mode\": \"weighted\"}}", ClockMode.MANUAL);
     rule = new WeightedRule(engine, "orders");
     lb = new BaseLoadBalancer();
     lb.setRule(rule);

@@ -5,6 +5,7 @@ import io.weighted.jni.Service;
 import io.weighted.jni.WeightedException;
 import java.net.URI;
 import java.util.Map;
+import java.lang.ref.Cleaner;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.util.function.LongSupplier;
@@ -24,27 +25,71 @@ import org.springframework.cloud.client.ServiceInstance;
  * counted twice, however many lifecycles or retries see it.
  */
 public final class WeightedServiceInstance implements ServiceInstance {
+  /**
+   * Safety net for tracked picks (the engine's load-aware mode counts them in flight): a pick
+   * that is dropped unfinished, e.g. a WebClient subscription cancelled before any signal (Spring
+   * Cloud's filter reports neither success nor error then), is cancelled when the instance is
+   * garbage collected, so the endpoint's in-flight count does not stay taken for ever.
+   */
+  private static final Cleaner CLEANER = Cleaner.create();
+
   private final ServiceInstance delegate;
   private final String endpointId;
-  private final Service service;
-  private final long key;
-  private final long epoch;
-  private final int index;
-  private final int flags;
-  private final boolean viaPick;
+  private final PickState pick;
+  private final Cleaner.Cleanable cleanable;  // null unless the pick is tracked
   private final LongSupplier nanoClock;
-  private volatile int finished;  // 0 open, 1 finished (CAS through FINISHED)
   private volatile long startNanos;  // 0 until markStarted()
   private volatile double latencyMs = Double.NaN;
 
-  private static final VarHandle FINISHED;
+  /** The pick and whether it is finished; no reference to the instance (Cleaner action). */
+  private static final class PickState implements Runnable {
+    private static final VarHandle FINISHED;
 
-  static {
-    try {
-      FINISHED = MethodHandles.lookup().findVarHandle(WeightedServiceInstance.class, "finished",
-          int.class);
-    } catch (ReflectiveOperationException e) {
-      throw new ExceptionInInitializerError(e);
+    static {
+      try {
+        FINISHED = MethodHandles.lookup().findVarHandle(PickState.class, "finished", int.class);
+      } catch (ReflectiveOperationException e) {
+        throw new ExceptionInInitializerError(e);
+      }
+    }
+
+    final Service service;
+    final long key;
+    final long epoch;
+    final int index;
+    final int flags;
+    final boolean viaPick;
+    volatile int finished;  // 0 open, 1 finished
+
+    PickState(Service service, long key, long epoch, int index, int flags, boolean viaPick) {
+      this.service = service;
+      this.key = key;
+      this.epoch = epoch;
+      this.index = index;
+      this.flags = flags;
+      this.viaPick = viaPick;
+    }
+
+    boolean finish() {
+      return FINISHED.compareAndSet(this, 0, 1);
+    }
+
+    void cancelInEngine() {
+      if (viaPick) {
+        try {
+          service.cancel(new io.weighted.jni.Pick(key, epoch, index, flags));
+        } catch (WeightedException | IllegalStateException ignored) {
+          // stale (the endpoint left the set) or the engine is closing
+        }
+      }
+    }
+
+    /** Cleaner action: the instance became unreachable unfinished. */
+    @Override
+    public void run() {
+      if (finish()) {
+        cancelInEngine();
+      }
     }
   }
 
@@ -52,13 +97,10 @@ public final class WeightedServiceInstance implements ServiceInstance {
       long epoch, int index, int flags, boolean viaPick, LongSupplier nanoClock) {
     this.delegate = delegate;
     this.endpointId = endpointId;
-    this.service = service;
-    this.key = key;
-    this.epoch = epoch;
-    this.index = index;
-    this.flags = flags;
-    this.viaPick = viaPick;
+    this.pick = new PickState(service, key, epoch, index, flags, viaPick);
     this.nanoClock = nanoClock;
+    boolean tracked = viaPick && (flags & io.weighted.jni.Pick.TRACKED) != 0;
+    this.cleanable = tracked ? CLEANER.register(this, pick) : null;
   }
 
   /** The instance discovery returned. */
@@ -73,7 +115,7 @@ public final class WeightedServiceInstance implements ServiceInstance {
 
   /** True when the engine chose this instance as a probe of a half-isolated endpoint. */
   public boolean isProbe() {
-    return (flags & io.weighted.jni.Pick.PROBE) != 0;
+    return (pick.flags & io.weighted.jni.Pick.PROBE) != 0;
   }
 
   /** The request is about to be sent: latency is measured from here. */
@@ -88,17 +130,19 @@ public final class WeightedServiceInstance implements ServiceInstance {
    * sending; a pick completed without it reports latency 0 (its outcome still counts).
    */
   public boolean complete(Outcome outcome) {
-    if (!FINISHED.compareAndSet(this, 0, 1)) {
+    if (!pick.finish()) {
       return false;
     }
+    unregister();
     long start = startNanos;
     double latencyMs = start == 0 ? 0 : Math.max(0, nanoClock.getAsLong() - start) / 1e6;
     this.latencyMs = latencyMs;
     try {
-      if (viaPick) {
-        service.complete(key, epoch, index, flags, latencyMs, outcome.code());
+      if (pick.viaPick) {
+        pick.service.complete(pick.key, pick.epoch, pick.index, pick.flags, latencyMs,
+            outcome.code());
       } else {
-        service.report(key, latencyMs, outcome);
+        pick.service.report(pick.key, latencyMs, outcome);
       }
       return true;
     } catch (WeightedException | IllegalStateException e) {
@@ -110,17 +154,18 @@ public final class WeightedServiceInstance implements ServiceInstance {
 
   /** Finishes the pick without an outcome (the request was never sent, or not its fault). */
   public boolean cancel() {
-    if (!FINISHED.compareAndSet(this, 0, 1)) {
+    if (!pick.finish()) {
       return false;
     }
-    if (viaPick) {
-      try {
-        service.cancel(new io.weighted.jni.Pick(key, epoch, index, flags));
-      } catch (WeightedException | IllegalStateException ignored) {
-        // as in complete()
-      }
-    }
+    unregister();
+    pick.cancelInEngine();
     return true;
+  }
+
+  private void unregister() {
+    if (cleanable != null) {
+      cleanable.clean();  // the action sees the pick finished and does nothing
+    }
   }
 
   /** The latency {@link #complete} reported, NaN before. */
@@ -129,7 +174,7 @@ public final class WeightedServiceInstance implements ServiceInstance {
   }
 
   public boolean isFinished() {
-    return finished != 0;
+    return pick.finished != 0;
   }
 
   @Override

@@ -39,7 +39,7 @@ class CircuitBreakerBridgeTests {
         .waitDurationInOpenState(Duration.ofHours(1)).build());
     CircuitBreakerBridge bridge = new CircuitBreakerBridge(registry);
     AtomicLong nanos = new AtomicLong();
-    try (Engine engine = Engine.create("{\"seed\": 5, \"slow_start\": {\"window_ms\": 0}}",
+    try (Engine engine = Engine.create("{\"seed\": 5, \"slow_start\": {\"window_ms\": 0}, \"picker\": {\"mode\": \"weighted\"}}",
         ClockMode.MANUAL)) {
       ServiceInstance[] instances = new ServiceInstance[3];
       for (int i = 0; i < 3; i++) {

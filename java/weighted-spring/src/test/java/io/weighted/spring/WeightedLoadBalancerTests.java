@@ -38,7 +38,8 @@ import reactor.core.publisher.Flux;
  * from fixed instances, a seeded engine on the manual clock, a fake nanosecond clock for latency.
  */
 class WeightedLoadBalancerTests {
-  static final String CONFIG = "{\"seed\": 42, \"slow_start\": {\"window_ms\": 0}}";
+  static final String CONFIG =
+      "{\"seed\": 42, \"slow_start\": {\"window_ms\": 0}, \"picker\": {\"mode\": \"weighted\"}}";
 
   Engine engine;
   final AtomicLong nanos = new AtomicLong();
@@ -266,6 +267,41 @@ class WeightedLoadBalancerTests {
       total += ((Number) ((Map<?, ?>) ((Map<?, ?>) e).get("window")).get("requests")).longValue();
     }
     assertThat(total).isEqualTo(1);  // the one completed outcome survived the update
+  }
+
+  @Test
+  void droppedTrackedPicksAreCancelledWhenCollected() throws InterruptedException {
+    try (Engine loadAware = Engine.create("{\"seed\": 2, \"picker\": {\"mode\": \"load_aware\"}}",
+        ClockMode.MANUAL)) {
+      WeightedLoadBalancer lb = new WeightedLoadBalancer(
+          ServiceInstanceListSuppliers.toProvider("svc", instance("h1"), instance("h2")), "svc",
+          loadAware, nanos::get);
+      for (int i = 0; i < 20; i++) {  // chosen, never sent, never completed: dropped
+        assertThat(((WeightedServiceInstance) lb.choose().block().getServer()).isFinished())
+            .isFalse();
+      }
+      WeightedServiceInstance kept = (WeightedServiceInstance) lb.choose().block().getServer();
+      assertThat(inflight(loadAware)).isEqualTo(21);
+      // Bounded wait for the collector; each round asks for a GC.
+      for (int i = 0; i < 200 && inflight(loadAware) > 1; i++) {
+        System.gc();
+        Thread.sleep(10);
+      }
+      assertThat(inflight(loadAware)).isEqualTo(1);  // only the pick still referenced
+      kept.markStarted();
+      assertThat(kept.complete(Outcome.SUCCESS)).isTrue();
+      assertThat(inflight(loadAware)).isZero();
+    }
+  }
+
+  private static long inflight(Engine e) {
+    long n = 0;
+    for (Object s : (List<?>) Json.parseObject(e.snapshotJson()).get("services")) {
+      for (Object ep : (List<?>) ((Map<?, ?>) s).get("endpoints")) {
+        n += ((Number) ((Map<?, ?>) ep).get("inflight")).longValue();
+      }
+    }
+    return n;
   }
 
   @Test

@@ -16,7 +16,7 @@ class WeightedMeterBinderTests {
 
   @Test
   void gaugesFollowTheSnapshot() {
-    try (Engine engine = Engine.create("{\"seed\": 1, \"slow_start\": {\"window_ms\": 0}}",
+    try (Engine engine = Engine.create("{\"seed\": 1, \"slow_start\": {\"window_ms\": 0}, \"picker\": {\"mode\": \"weighted\"}}",
             ClockMode.MANUAL);
         WeightedMeterBinder binder = new WeightedMeterBinder(engine, true, 0)) {
       SimpleMeterRegistry registry = new SimpleMeterRegistry();
