@@ -8,7 +8,6 @@
 
 #include "utf8.h"
 
-static int DECAY = getenv("DECAY") ? 1 : 0;
 namespace weighted {
 
 namespace {
@@ -132,8 +131,6 @@ Status Service::SetEndpoints(const wt_endpoint_spec* specs, size_t count, const 
   auto m = std::make_shared<Membership>();
   m->epoch = ++epoch_;
   m->endpoints = endpoints_;
-  m->keys.reserve(endpoints_.size());
-  for (Endpoint* ep : endpoints_) m->keys.push_back(ep->key);
   m->by_slot.assign(slot_incarnation_.size(), nullptr);
   m->by_id.reserve(endpoints_.size());
   for (Endpoint* ep : endpoints_) {
@@ -160,7 +157,9 @@ void Service::Cycle(const Config& cfg, int64_t now, std::vector<PendingEvent>* e
   std::vector<const WindowStats*> known;
   for (Endpoint* ep : endpoints_) {
     ControlState& c = ep->ctl;
-    ep->stats.Drain(&c.window.Next(slots));  // drains into the window's oldest slot, reused
+    CycleSample sample;
+    ep->stats.Drain(&sample);
+    c.window.Push(std::move(sample), slots);
     c.stats = c.window.Compute();
     const uint64_t needed = c.state == State::kIsolated ? cfg.isolation.exit_min_probes
                                                         : cfg.window.min_requests;
@@ -216,8 +215,6 @@ void Service::Publish(const Config& cfg, int64_t now, std::vector<PendingEvent>*
     }
   }
   snap->main.Build(main_items, main_w);
-  snap->weights.assign(endpoints_.size(), 0.0);
-  for (size_t k = 0; k < main_items.size(); ++k) snap->weights[main_items[k]] = main_w[k];
   if (!probe_items.empty()) {
     // Each isolated endpoint gets probe_share of its base weight, but at least enough picks for
     // probe_min_per_s at the service's observed request rate (S-S3: recovery must be seen).
@@ -272,27 +269,16 @@ Status Service::CheckOutcome(double latency_ms, int outcome, const Snapshot& sna
 
 Status Service::Record(Endpoint* ep, double latency_ms, int outcome, const Snapshot& snap) {
   ep->stats.Record(latency_ms, outcome);
-  if (snap.mode == PickMode::kLoadAware) UpdateLoad(ep, latency_ms, outcome, snap);
-  return Status::Ok();
-}
-
-void Service::UpdateLoad(Endpoint* ep, double latency_ms, int outcome, const Snapshot& snap) {
-  const bool failed = outcome != WT_OUTCOME_SUCCESS;
-  const double prev = ep->ewma_ms.load(std::memory_order_relaxed);
-  // Peak EWMA (Finagle): a slower sample is taken at once, faster ones decay in with tau. A
-  // failure may raise the estimate but never lower it: an endpoint that fails in 1 ms must not
-  // look fast and attract traffic (Prequal's "sinkholing").
-  if (!failed || prev <= 0 || latency_ms > prev) {
+  if (snap.mode == PickMode::kLoadAware && outcome != WT_OUTCOME_CONNECT_ERROR) {
+    // Peak EWMA (Finagle): a slower sample is taken at once, faster ones decay in with tau.
     const int64_t now = clock_.NowNs();
+    const double prev = ep->ewma_ms.load(std::memory_order_relaxed);
     const double dt = double(now - ep->ewma_at_ns.exchange(now, std::memory_order_relaxed));
     const double w = std::exp(-std::max(dt, 0.0) / snap.latency_decay_ns);
     const double next = latency_ms > prev || prev <= 0 ? latency_ms : prev * w + latency_ms * (1 - w);
-    ep->ewma_ms.store(std::max(next, 1e-3), std::memory_order_relaxed);
+    ep->ewma_ms.store(next, std::memory_order_relaxed);
   }
-  // Recent failure share over the last ~16 outcomes: reacts within a few requests, where the
-  // controller's window reacts within a cycle.
-  const double f = ep->failure_ewma.load(std::memory_order_relaxed);
-  ep->failure_ewma.store(f + ((failed ? 1.0 : 0.0) - f) / 16.0, std::memory_order_relaxed);
+  return Status::Ok();
 }
 
 Status Service::Finish(const wt_pick& pick, double latency_ms, int outcome, bool record) {
