@@ -136,3 +136,42 @@ def test_real_clock_controller_thread_delivers_events_to_python():
         e.reload({"controller": {"interval_ms": 10}})
         assert got.wait(10)
     assert any(ev.type == weighted.EventType.CONFIG_RELOADED for ev in seen)
+
+
+def test_engine_dropped_inside_its_own_callback_is_destroyed_elsewhere():
+    # The controller thread delivers an event while the program drops its last reference: the
+    # dispatcher's own reference is then the last one, released on the controller thread. The
+    # engine must not be destroyed there (that would join the thread itself).
+    import weakref
+    entered, dropped = threading.Event(), threading.Event()
+
+    def listener(event):
+        if event.type == weighted.EventType.CONFIG_RELOADED and not entered.is_set():
+            entered.set()
+            dropped.wait(10)
+
+    engine = weighted.Engine.from_dict({"controller": {"interval_ms": 10}}, clock="real")
+    engine.on_event(listener)
+    ref = weakref.ref(engine)
+    engine.reload({"controller": {"interval_ms": 10}})
+    assert entered.wait(10)
+    del engine
+    dropped.set()
+    deadline = threading.Event()
+    for _ in range(200):  # bounded poll: the dispatcher lets go when the listener returns
+        if ref() is None:
+            break
+        deadline.wait(0.05)
+    assert ref() is None
+    with weighted.Engine(clock="manual") as other:  # the process carries on
+        other.service("s").set_endpoints(["a"])
+
+
+def test_one_engine_may_close_another_from_its_callback():
+    first = weighted.Engine(clock="manual")
+    second = weighted.Engine(clock="manual")
+    first.on_event(lambda event: second.close())
+    first.reload({})
+    first.run_cycle()
+    assert second.closed and not first.closed
+    first.close()

@@ -62,16 +62,26 @@ struct EngineState {
   // exclusively, with the GIL released, to destroy the engine. Calls that keep the GIL (pick,
   // report) need no lock: close() cannot run while they hold it.
   std::shared_mutex busy;
-  py::object callback = py::none();  // receives each event as a tuple
-  bool callback_installed = false;
+  // The event callback's target, on the heap so that it outlives this state when the engine must
+  // be destroyed from another thread (see Close); nullptr until a callback is first set.
+  struct CallbackSlot* slot = nullptr;
   std::unordered_map<wt_service*, std::shared_ptr<IdCache>> id_caches;
 
   wt_engine* Handle() const {
     if (handle == nullptr) [[unlikely]] ThrowClosed("engine");
     return handle;
   }
-  void Close();
+  // Destroys the engine. From inside this engine's own event callback that would join the
+  // calling thread: an explicit close() raises there, and the destructor hands the engine to
+  // a short-lived thread instead.
+  void Close() { Close(false); }
+  void Close(bool from_destructor);
   ~EngineState();
+};
+
+// What the C trampoline calls: a Python callable receiving each event as a tuple.
+struct CallbackSlot {
+  py::object fn = py::none();
 };
 
 // Runs `fn` (a C call returning wt_status) with the GIL released and the engine marked busy, so

@@ -2,6 +2,7 @@
 // raises), forwards the engine-wide calls, and bridges the event callback into Python.
 #include <mutex>
 #include <string_view>
+#include <thread>
 
 #include "binding.h"
 
@@ -14,7 +15,8 @@ PendingCallbackError*& CurrentPendingError() {
 
 namespace {
 
-thread_local int tl_in_callback = 0;
+// The callback slot whose event is being delivered on this thread (nullptr outside callbacks).
+thread_local CallbackSlot* tl_callback_slot = nullptr;
 
 bool Finalizing() {
 #if PY_VERSION_HEX >= 0x030D0000
@@ -34,13 +36,15 @@ py::tuple EventTuple(const wt_event& ev) {
 // An exception from the Python callback cannot cross the engine: inside advance()/run_cycle()
 // it is re-raised by that call when it returns, elsewhere it goes to sys.unraisablehook.
 void EventTrampoline(void* user, const wt_event* ev) {
-  auto* st = static_cast<EngineState*>(user);
+  auto* slot = static_cast<CallbackSlot*>(user);
   if (!Py_IsInitialized() || Finalizing()) return;
   py::gil_scoped_acquire gil;
-  if (st->callback.is_none()) return;
-  ++tl_in_callback;
+  if (slot->fn.is_none()) return;
+  CallbackSlot* outer = tl_callback_slot;
+  tl_callback_slot = slot;
   try {
-    st->callback(EventTuple(*ev));
+    py::object fn = slot->fn;  // the callback may replace slot->fn while it runs
+    fn(EventTuple(*ev));
   } catch (py::error_already_set& e) {
     PendingCallbackError* pending = CurrentPendingError();
     if (pending != nullptr && !pending->error) {
@@ -52,7 +56,7 @@ void EventTrampoline(void* user, const wt_event* ev) {
     PyErr_SetString(PyExc_RuntimeError, "weighted event callback failed");
     PyErr_WriteUnraisable(nullptr);
   }
-  --tl_in_callback;
+  tl_callback_slot = outer;
 }
 
 // An owner of one engine. Python's `weighted.Engine` subclasses this type.
@@ -96,17 +100,21 @@ class Engine {
 
   void SetEventCallback(py::object fn) {
     wt_engine* h = st_->Handle();
-    st_->callback = fn.is_none() ? py::none() : fn;
     // Installed once and never removed: wt_engine_set_event_callback() may not be called from
     // inside a callback, and a None callback makes the trampoline a no-op anyway.
-    if (!st_->callback_installed && !fn.is_none()) {
-      if (tl_in_callback) {
+    if (st_->slot == nullptr) {
+      if (fn.is_none()) return;
+      if (tl_callback_slot != nullptr) {
         throw Error{WT_ERR_INVALID_ARGUMENT,
                     "the first event callback cannot be set from inside an event callback", {}, 0};
       }
-      Check(wt_engine_set_event_callback(h, &EventTrampoline, st_.get()));
-      st_->callback_installed = true;
+      auto slot = std::make_unique<CallbackSlot>();
+      slot->fn = fn;
+      Check(wt_engine_set_event_callback(h, &EventTrampoline, slot.get()));
+      st_->slot = slot.release();
+      return;
     }
+    st_->slot->fn = fn.is_none() ? py::none() : fn;
   }
 
   py::object PollEvent() {
@@ -134,14 +142,35 @@ class Engine {
 
 }  // namespace
 
-void EngineState::Close() {
-  if (handle == nullptr) return;
-  if (tl_in_callback) {
+void EngineState::Close(bool from_destructor) {
+  if (handle == nullptr) {
+    delete slot;
+    slot = nullptr;
+    return;
+  }
+  const bool own_callback = slot != nullptr && tl_callback_slot == slot;
+  if (own_callback && !from_destructor) {
     throw Error{WT_ERR_INVALID_ARGUMENT,
                 "close() called from inside the engine's own event callback", {}, 0};
   }
   wt_engine* h = handle;
   handle = nullptr;  // from here on every call raises ClosedError
+  CallbackSlot* s = slot;
+  slot = nullptr;
+  id_caches.clear();
+  if (own_callback) {
+    // The last reference went away inside this engine's own callback (on its controller
+    // thread): destroying here would join this very thread. Nothing else can reach the engine
+    // any more, so another thread destroys it, then frees the slot the trampoline still uses.
+    std::thread([h, s] {
+      wt_engine_destroy(h);
+      if (s != nullptr && Py_IsInitialized() && !Finalizing()) {
+        py::gil_scoped_acquire gil;
+        delete s;
+      }  // else: leaked at interpreter exit rather than touched without the GIL
+    }).detach();
+    return;
+  }
   if (Finalizing()) {
     wt_engine_destroy(h);
   } else {
@@ -151,13 +180,12 @@ void EngineState::Close() {
     std::unique_lock<std::shared_mutex> lock(busy);
     wt_engine_destroy(h);
   }
-  callback = py::none();
-  id_caches.clear();
+  delete s;
 }
 
 EngineState::~EngineState() {
   try {
-    Close();
+    Close(true);
   } catch (...) {
   }
 }
