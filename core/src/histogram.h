@@ -9,6 +9,7 @@
 
 #include <array>
 #include <atomic>
+#include <bit>
 #include <cmath>
 #include <cstdint>
 #include <utility>
@@ -21,10 +22,42 @@ inline constexpr int kOctaves = 28;
 inline constexpr int kBucketCount = kBucketsPerOctave * kOctaves;  // 560
 inline constexpr int kTouchedWords = (kBucketCount + 63) / 64;
 
+namespace histogram_detail {
+// BucketOf without a libm call: the double's exponent is the octave; the top 8 mantissa bits
+// index a table giving the sub-bucket at the start of that 1/256-wide interval, and one compare
+// against the next bucket's lower edge settles an interval that straddles an edge (sub-buckets
+// are at least 0.035 wide, so an interval holds at most one edge). Edges are exp2(k / 20).
+struct Tables {
+  static constexpr int kLutBits = 8;
+  uint8_t lut[1 << kLutBits];
+  uint64_t edge[kBucketsPerOctave + 1];  // mantissa field of exp2(k / 20); edge[20] = 2^52
+  Tables() {
+    for (int k = 0; k < kBucketsPerOctave; ++k) {
+      edge[k] = std::bit_cast<uint64_t>(std::exp2(double(k) / kBucketsPerOctave)) & kFrac;
+    }
+    edge[kBucketsPerOctave] = kFrac + 1;
+    for (int t = 0; t < (1 << kLutBits); ++t) {
+      const uint64_t m = uint64_t(t) << (52 - kLutBits);
+      int k = 0;
+      while (k + 1 < kBucketsPerOctave && m >= edge[k + 1]) ++k;
+      lut[t] = static_cast<uint8_t>(k);
+    }
+  }
+  static constexpr uint64_t kFrac = (uint64_t{1} << 52) - 1;
+};
+inline const Tables kTables;
+}  // namespace histogram_detail
+
 inline int BucketOf(double micros) {
   if (!(micros > 1.0)) return 0;
-  int b = static_cast<int>(std::log2(micros) * kBucketsPerOctave);
-  return b < kBucketCount ? b : kBucketCount - 1;
+  using histogram_detail::kTables;
+  const uint64_t bits = std::bit_cast<uint64_t>(micros);
+  const int octave = static_cast<int>(bits >> 52) - 1023;  // >= 0: micros > 1
+  if (octave >= kOctaves) return kBucketCount - 1;
+  const uint64_t frac = bits & histogram_detail::Tables::kFrac;
+  int sub = kTables.lut[frac >> (52 - histogram_detail::Tables::kLutBits)];
+  sub += frac >= kTables.edge[sub + 1];
+  return octave * kBucketsPerOctave + sub;
 }
 
 // The representative value (geometric midpoint) of a bucket, in microseconds.
@@ -37,10 +70,25 @@ using SparseHistogram = std::vector<std::pair<uint16_t, uint32_t>>;
 
 // Written concurrently by reporters, drained by the controller. A bitmap of touched buckets keeps
 // the drain proportional to the buckets actually used, not to kBucketCount.
+//
+// Counts live in one chunk per octave, allocated on the octave's first record: latencies of one
+// endpoint span a few octaves, so an endpoint holds ~4 chunks (80 bytes each) instead of all
+// 28 (2.2 KiB); that is most of the 2 KiB-per-endpoint budget (issue 6). A chunk, once
+// published, stays until the histogram is destroyed, so a recorder never sees it go.
 class AtomicHistogram {
  public:
+  AtomicHistogram() = default;
+  ~AtomicHistogram() {
+    for (auto& c : chunks_) delete c.load(std::memory_order_relaxed);
+  }
+  AtomicHistogram(const AtomicHistogram&) = delete;
+  AtomicHistogram& operator=(const AtomicHistogram&) = delete;
+
   void Record(int bucket) {
-    counts_[bucket].fetch_add(1, std::memory_order_seq_cst);
+    const int octave = bucket / kBucketsPerOctave;
+    Chunk* c = chunks_[octave].load(std::memory_order_acquire);
+    if (!c) [[unlikely]] c = AddChunk(octave);
+    c->counts[bucket - octave * kBucketsPerOctave].fetch_add(1, std::memory_order_seq_cst);
     // seq_cst pairs with Drain(): an increment that lands after Drain() took the bucket's count
     // either sees the cleared bit (and sets it again for the next drain) or was taken.
     auto& word = touched_[bucket >> 6];
@@ -48,23 +96,54 @@ class AtomicHistogram {
     if (!(word.load(std::memory_order_seq_cst) & bit)) word.fetch_or(bit, std::memory_order_seq_cst);
   }
 
-  // Moves every count recorded so far into `out` (appended, sorted by bucket).
-  void Drain(SparseHistogram* out) {
+  // Moves every count recorded so far into `out` (appended, sorted by bucket). Returns the
+  // number of records moved.
+  uint64_t Drain(SparseHistogram* out) {
+    uint64_t total = 0;
     for (int w = 0; w < kTouchedWords; ++w) {
+      if (!touched_[w].load(std::memory_order_relaxed)) continue;  // no exchange for idle words
       uint64_t bits = touched_[w].exchange(0, std::memory_order_seq_cst);
       while (bits) {
-        int b = w * 64 + __builtin_ctzll(bits);
+        const int b = w * 64 + __builtin_ctzll(bits);
         bits &= bits - 1;
-        uint32_t c = counts_[b].exchange(0, std::memory_order_seq_cst);
+        const int octave = b / kBucketsPerOctave;
+        Chunk* chunk = chunks_[octave].load(std::memory_order_acquire);  // set before the bit
+        if (!chunk) continue;
+        const uint32_t c =
+            chunk->counts[b - octave * kBucketsPerOctave].exchange(0, std::memory_order_seq_cst);
         if (c) out->emplace_back(static_cast<uint16_t>(b), c);
+        total += c;
       }
     }
+    return total;
   }
 
  private:
-  std::array<std::atomic<uint32_t>, kBucketCount> counts_{};
+  struct Chunk {
+    std::array<std::atomic<uint32_t>, kBucketsPerOctave> counts{};
+  };
+  Chunk* AddChunk(int octave) {
+    Chunk* fresh = new Chunk();
+    Chunk* expected = nullptr;
+    if (chunks_[octave].compare_exchange_strong(expected, fresh, std::memory_order_acq_rel,
+                                                std::memory_order_acquire)) {
+      return fresh;
+    }
+    delete fresh;  // another recorder published this octave first
+    return expected;
+  }
+
+  std::array<std::atomic<Chunk*>, kOctaves> chunks_{};
   std::array<std::atomic<uint64_t>, kTouchedWords> touched_{};
 };
+
+// Quantiles qs[0..n) (each in [0, 1]) over a set of sparse histograms, in microseconds, in one
+// pass; 0 when empty. Parts sorted by bucket (as Drain() leaves them) are merged without a copy.
+void Quantiles(const SparseHistogram* const* parts, size_t count, const double* qs, double* out,
+               int n);
+// The same for parts known to be sorted by bucket (skips the check).
+void QuantilesOfSorted(const SparseHistogram* const* parts, size_t count, const double* qs,
+                       double* out, int n);
 
 // Quantile q in [0, 1] over a set of sparse histograms, in microseconds; 0 when empty.
 double Quantile(const std::vector<const SparseHistogram*>& parts, double q);

@@ -1,5 +1,10 @@
 #include "reclaim.h"
 
+#include <linux/membarrier.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <cstdlib>
 #include <random>
 #include <unordered_set>
 
@@ -42,6 +47,27 @@ struct ThreadCache {
 thread_local ThreadCache t_cache;
 
 }  // namespace
+
+const bool Reclaimer::asymmetric_fence_ = Reclaimer::RegisterAsymmetricFence();
+
+bool Reclaimer::RegisterAsymmetricFence() {
+  // WT_NO_MEMBARRIER=1 forces the portable path (for comparison and for debugging).
+  if (const char* off = std::getenv("WT_NO_MEMBARRIER"); off && *off == '1') return false;
+  const long cmds = syscall(__NR_membarrier, MEMBARRIER_CMD_QUERY, 0, 0);
+  if (cmds < 0 || !(cmds & MEMBARRIER_CMD_PRIVATE_EXPEDITED)) return false;
+  return syscall(__NR_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) == 0;
+}
+
+void Reclaimer::HeavyFence() {
+  if (asymmetric_fence_) {
+    // Every running thread of the process executes a full fence: a reader's relaxed
+    // announcement is visible after this, or that reader loads the snapshot pointer after it
+    // and so sees the newly published one. Cannot fail once registered.
+    syscall(__NR_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0);
+  } else {
+    std::atomic_thread_fence(std::memory_order_seq_cst);
+  }
+}
 
 Reclaimer::Reclaimer(uint64_t seed)
     : uid_(g_next_uid.fetch_add(1)), seed_(seed ? seed : std::random_device{}()) {
@@ -100,6 +126,8 @@ void Reclaimer::Collect() {
   std::vector<std::function<void()>> ready;
   {
     std::lock_guard lock(mu_);
+    if (retired_.empty()) return;
+    HeavyFence();  // pairs with Guard's relaxed announcement (see reclaim.h)
     uint64_t oldest = UINT64_MAX;
     for (const Reader& r : readers_) {
       uint64_t a = r.active.load(std::memory_order_seq_cst);

@@ -131,6 +131,8 @@ Status Service::SetEndpoints(const wt_endpoint_spec* specs, size_t count, const 
   auto m = std::make_shared<Membership>();
   m->epoch = ++epoch_;
   m->endpoints = endpoints_;
+  m->keys.reserve(endpoints_.size());
+  for (Endpoint* ep : endpoints_) m->keys.push_back(ep->key);
   m->by_slot.assign(slot_incarnation_.size(), nullptr);
   m->by_id.reserve(endpoints_.size());
   for (Endpoint* ep : endpoints_) {
@@ -157,9 +159,7 @@ void Service::Cycle(const Config& cfg, int64_t now, std::vector<PendingEvent>* e
   std::vector<const WindowStats*> known;
   for (Endpoint* ep : endpoints_) {
     ControlState& c = ep->ctl;
-    CycleSample sample;
-    ep->stats.Drain(&sample);
-    c.window.Push(std::move(sample), slots);
+    ep->stats.Drain(&c.window.Next(slots));  // drains into the window's oldest slot, reused
     c.stats = c.window.Compute();
     const uint64_t needed = c.state == State::kIsolated ? cfg.isolation.exit_min_probes
                                                         : cfg.window.min_requests;

@@ -21,24 +21,28 @@ class AliasTable {
  public:
   // `items[i]` is drawn with probability weights[i] / sum(weights); weights must be > 0.
   void Build(const std::vector<uint32_t>& items, const std::vector<double>& weights);
-  bool empty() const { return item_.empty(); }
+  bool empty() const { return columns_.empty(); }
   uint32_t Sample(uint64_t r) const {
-    // High 32 bits choose the column (Lemire's multiply-shift), low 32 bits the coin.
-    const uint32_t col = static_cast<uint32_t>(((r >> 32) * item_.size()) >> 32);
-    const uint64_t coin = r & 0xffffffffu;
-    return coin < prob_[col] ? item_[col] : item_[alias_[col]];
+    // High 32 bits choose the column (Lemire's multiply-shift), low 32 bits the coin. One
+    // 12-byte column per draw: at 10 000 endpoints the table (120 KB) stays in L2.
+    const Column& c = columns_[((r >> 32) * columns_.size()) >> 32];
+    return static_cast<uint32_t>(r) < c.prob ? c.item : c.alias;
   }
 
  private:
-  std::vector<uint64_t> prob_;  // scaled to 2^32; 2^32 means "always the column's own item"
-  std::vector<uint32_t> alias_;
-  std::vector<uint32_t> item_;
+  struct Column {
+    uint32_t prob;   // P(own item) scaled to 2^32; a full column has 2^32 - 1 and alias == item
+    uint32_t item;
+    uint32_t alias;  // the item drawn when the coin is >= prob
+  };
+  std::vector<Column> columns_;
 };
 
 // The endpoint set; changes only with set_endpoints, so snapshots share it across cycles.
 struct Membership {
   uint64_t epoch = 0;                 // which set_endpoints call `endpoints` mirrors
   std::vector<Endpoint*> endpoints;   // by index (the caller's order)
+  std::vector<uint64_t> keys;         // endpoints[i]->key: a pick reads these, not the endpoint
   std::vector<Endpoint*> by_slot;     // by key slot, for report()
   std::unordered_map<std::string_view, Endpoint*> by_id;
 

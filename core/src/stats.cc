@@ -11,7 +11,6 @@ constexpr double kMicro = 1e6;
 
 void HotStats::Record(double latency_ms, int outcome) {
   outcomes_[outcome].fetch_add(1, std::memory_order_relaxed);
-  lifetime_[outcome].fetch_add(1, std::memory_order_relaxed);
   // Latency statistics describe service time, so only answers that were served count. A fast
   // failure (refused, 5xx) would make a broken endpoint look fast and raise its healthy peers'
   // relative latency (Prequal's "sinkholing"); a timeout's latency is the client's deadline,
@@ -19,8 +18,7 @@ void HotStats::Record(double latency_ms, int outcome) {
   if (outcome != WT_OUTCOME_SUCCESS && outcome != WT_OUTCOME_BUSINESS_ERROR) return;
   const double us = latency_ms * 1000.0;
   latency_sum_us_.fetch_add(static_cast<uint64_t>(us), std::memory_order_relaxed);
-  latency_count_.fetch_add(1, std::memory_order_relaxed);
-  histogram_.Record(BucketOf(us));
+  histogram_.Record(BucketOf(us));  // one bucket per served answer: its count is the latency count
 }
 
 void HotStats::RecordResources(const wt_resources& r) {
@@ -34,20 +32,46 @@ void HotStats::RecordResources(const wt_resources& r) {
 }
 
 void HotStats::Drain(CycleSample* out) {
-  for (int i = 0; i < kOutcomes; ++i) out->outcomes[i] += outcomes_[i].exchange(0);
-  out->latency_sum_us += latency_sum_us_.exchange(0);
-  out->latency_count += latency_count_.exchange(0);
-  histogram_.Drain(&out->histogram);
-  std::sort(out->histogram.begin(), out->histogram.end());
+  // A relaxed load first: an idle counter costs no locked exchange (a cycle drains every
+  // endpoint, and most resource counters are never used).
+  auto take = [](auto& a) { return a.load(std::memory_order_relaxed) ? a.exchange(0) : 0; };
+  for (int i = 0; i < kOutcomes; ++i) {
+    const uint64_t n = take(outcomes_[i]);
+    out->outcomes[i] += n;
+    drained_[i].store(drained_[i].load(std::memory_order_relaxed) + n, std::memory_order_relaxed);
+  }
+  out->latency_sum_us += take(latency_sum_us_);
+  const bool had = !out->histogram.empty();
+  out->latency_count += histogram_.Drain(&out->histogram);
+  if (had) std::sort(out->histogram.begin(), out->histogram.end());
   for (int i = 0; i < kResources; ++i) {
-    out->resource_sum[i] += resource_sum_[i].exchange(0) / kMicro;
-    out->resource_n[i] += resource_n_[i].exchange(0);
+    out->resource_sum[i] += take(resource_sum_[i]) / kMicro;
+    out->resource_n[i] += take(resource_n_[i]);
   }
 }
 
-void Window::Push(CycleSample sample, size_t slots) {
-  samples_.push_back(std::move(sample));
-  while (samples_.size() > std::max<size_t>(slots, 1)) samples_.pop_front();
+void Window::Resize(size_t slots) {
+  // A reload changed the window's length: keep the newest samples that still fit.
+  std::vector<CycleSample> next(slots);
+  const size_t keep = std::min(count_, slots);
+  for (size_t i = 0; i < keep; ++i) next[i] = std::move(ring_[(start_ + count_ - keep + i) % ring_.size()]);
+  ring_ = std::move(next);
+  start_ = 0;
+  count_ = keep;
+}
+
+CycleSample& Window::Next(size_t slots) {
+  slots = std::max<size_t>(slots, 1);
+  if (ring_.size() != slots) Resize(slots);
+  size_t i;
+  if (count_ < slots) {
+    i = (start_ + count_++) % slots;
+  } else {
+    i = start_;
+    start_ = (start_ + 1) % slots;
+  }
+  ring_[i].Reset();
+  return ring_[i];
 }
 
 WindowStats Window::Compute() const {
@@ -55,8 +79,17 @@ WindowStats Window::Compute() const {
   uint64_t lat_sum = 0, lat_n = 0;
   std::array<double, kResources> rsum{};
   std::array<uint64_t, kResources> rn{};
-  std::vector<const SparseHistogram*> parts;
-  for (const CycleSample& c : samples_) {
+  constexpr size_t kInline = 16;
+  const SparseHistogram* inline_parts[kInline];
+  std::vector<const SparseHistogram*> heap_parts;
+  const SparseHistogram** parts = inline_parts;
+  if (count_ > kInline) {
+    heap_parts.resize(count_);
+    parts = heap_parts.data();
+  }
+  size_t nparts = 0;
+  for (size_t k = 0; k < count_; ++k) {
+    const CycleSample& c = At(k);
     for (int i = 0; i < kOutcomes; ++i) s.outcomes[i] += c.outcomes[i];
     lat_sum += c.latency_sum_us;
     lat_n += c.latency_count;
@@ -64,14 +97,17 @@ WindowStats Window::Compute() const {
       rsum[i] += c.resource_sum[i];
       rn[i] += c.resource_n[i];
     }
-    if (!c.histogram.empty()) parts.push_back(&c.histogram);
+    if (!c.histogram.empty()) parts[nparts++] = &c.histogram;
   }
   for (uint64_t n : s.outcomes) s.requests += n;
   if (s.requests) s.error_rate = double(s.requests - s.outcomes[WT_OUTCOME_SUCCESS]) / s.requests;
   s.latency_samples = lat_n;
   if (lat_n) s.mean_ms = double(lat_sum) / lat_n / 1000.0;
-  s.p95_ms = Quantile(parts, 0.95) / 1000.0;
-  s.p99_ms = Quantile(parts, 0.99) / 1000.0;
+  static constexpr double kQs[2] = {0.95, 0.99};
+  double q[2];
+  QuantilesOfSorted(parts, nparts, kQs, q, 2);  // Drain() leaves each part sorted
+  s.p95_ms = q[0] / 1000.0;
+  s.p99_ms = q[1] / 1000.0;
   for (int i = 0; i < kResources; ++i) {
     s.resource_known[i] = rn[i] > 0;
     s.resources[i] = rn[i] ? rsum[i] / rn[i] : 0;
@@ -79,21 +115,78 @@ WindowStats Window::Compute() const {
   return s;
 }
 
-double Quantile(const std::vector<const SparseHistogram*>& parts, double q) {
-  SparseHistogram merged;
-  for (const SparseHistogram* p : parts) merged.insert(merged.end(), p->begin(), p->end());
-  if (merged.empty()) return 0;
-  std::sort(merged.begin(), merged.end());
-  uint64_t total = 0;
-  for (const auto& [b, c] : merged) total += c;
-  // The rank of the q-quantile, 1-based: the smallest value with at least q x total at or below.
-  const uint64_t rank = std::max<uint64_t>(1, static_cast<uint64_t>(std::ceil(q * total)));
-  uint64_t seen = 0;
-  for (const auto& [b, c] : merged) {
-    seen += c;
-    if (seen >= rank) return BucketValue(b);
+namespace {
+bool ByBucket(const std::pair<uint16_t, uint32_t>& a, const std::pair<uint16_t, uint32_t>& b) {
+  return a.first < b.first;
+}
+}  // namespace
+
+void Quantiles(const SparseHistogram* const* parts, size_t count, const double* qs, double* out,
+               int n) {
+  for (size_t p = 0; p < count; ++p) {
+    if (!std::is_sorted(parts[p]->begin(), parts[p]->end(), ByBucket)) {
+      // Not as Drain() leaves them: merge into one sorted copy.
+      SparseHistogram merged;
+      for (size_t q = 0; q < count; ++q) merged.insert(merged.end(), parts[q]->begin(), parts[q]->end());
+      std::sort(merged.begin(), merged.end(), ByBucket);
+      const SparseHistogram* one = &merged;
+      QuantilesOfSorted(&one, 1, qs, out, n);
+      return;
+    }
   }
-  return BucketValue(merged.back().first);
+  QuantilesOfSorted(parts, count, qs, out, n);
+}
+
+void QuantilesOfSorted(const SparseHistogram* const* parts, size_t count, const double* qs,
+                       double* out, int n) {
+  for (int k = 0; k < n; ++k) out[k] = 0;
+  uint64_t total = 0;
+  for (size_t p = 0; p < count; ++p) {
+    for (const auto& [b, c] : *parts[p]) total += c;
+  }
+  if (total == 0) return;
+  // The rank of each q-quantile, 1-based: the smallest value with at least q x total at or
+  // below it. The window's quantiles are the upper ones (p95, p99), so the walk goes down from
+  // the top bucket: it visits only the buckets above the lowest quantile asked for. It merges
+  // the parts on the fly (a k-way merge; k is the window's slots, 2 by default).
+  uint64_t rank[8];
+  int order[8];  // indexes into qs, largest q first
+  if (n > 8) n = 8;
+  for (int k = 0; k < n; ++k) {
+    rank[k] = std::max<uint64_t>(1, static_cast<uint64_t>(std::ceil(qs[k] * total)));
+    order[k] = k;
+  }
+  for (int i = 1; i < n; ++i) {  // insertion sort: n is 1 or 2
+    for (int j = i; j > 0 && rank[order[j]] > rank[order[j - 1]]; --j) std::swap(order[j], order[j - 1]);
+  }
+  constexpr size_t kInline = 16;
+  size_t inline_pos[kInline];
+  std::vector<size_t> heap_pos(count > kInline ? count : 0);
+  size_t* pos = count > kInline ? heap_pos.data() : inline_pos;  // one past the next pair
+  for (size_t p = 0; p < count; ++p) pos[p] = parts[p]->size();
+  uint64_t above = 0;  // records in the buckets already walked (all above the current one)
+  int k = 0;
+  while (k < n) {
+    size_t best = count;
+    for (size_t p = 0; p < count; ++p) {
+      if (pos[p] > 0 &&
+          (best == count || (*parts[p])[pos[p] - 1].first > (*parts[best])[pos[best] - 1].first)) {
+        best = p;
+      }
+    }
+    if (best == count) break;
+    const auto& [b, c] = (*parts[best])[--pos[best]];
+    above += c;
+    // Records at or below this bucket's lower neighbours: total - above. The quantile is this
+    // bucket once fewer than `rank` records lie strictly below it.
+    while (k < n && total - above < rank[order[k]]) out[order[k++]] = BucketValue(b);
+  }
+}
+
+double Quantile(const std::vector<const SparseHistogram*>& parts, double q) {
+  double out = 0;
+  Quantiles(parts.data(), parts.size(), &q, &out, 1);
+  return out;
 }
 
 }  // namespace weighted

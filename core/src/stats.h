@@ -6,7 +6,7 @@
 #include <array>
 #include <atomic>
 #include <cstdint>
-#include <deque>
+#include <vector>
 
 #include "histogram.h"
 #include "weighted/weighted.h"
@@ -24,6 +24,15 @@ struct CycleSample {
   SparseHistogram histogram;
   std::array<double, kResources> resource_sum{};
   std::array<uint32_t, kResources> resource_n{};
+
+  // Empties the sample but keeps the histogram's capacity, so a window slot is reused without
+  // an allocation per endpoint per cycle.
+  void Reset() {
+    SparseHistogram h = std::move(histogram);
+    h.clear();
+    *this = CycleSample{};
+    histogram = std::move(h);
+  }
 };
 
 class HotStats {
@@ -32,14 +41,20 @@ class HotStats {
   void RecordResources(const wt_resources& r);
   // Moves everything recorded so far into `out`; each record lands in exactly one drain.
   void Drain(CycleSample* out);
-  // Lifetime count per outcome, drained or not (for accounting and exposition).
-  uint64_t Lifetime(int outcome) const { return lifetime_[outcome].load(std::memory_order_relaxed); }
+  // Lifetime count per outcome, drained or not (for accounting and exposition). Exact when no
+  // Drain() runs at the same time: callers hold the service's mutex, as Drain() does, or read
+  // an endpoint that left the set (no longer drained).
+  uint64_t Lifetime(int outcome) const {
+    return drained_[outcome].load(std::memory_order_relaxed) +
+           outcomes_[outcome].load(std::memory_order_relaxed);
+  }
 
  private:
+  // A report does three atomic read-modify-writes (outcome, latency sum, histogram bucket): the
+  // lifetime totals and the latency count are derived at drain time instead of counted twice.
   std::array<std::atomic<uint64_t>, kOutcomes> outcomes_{};
-  std::array<std::atomic<uint64_t>, kOutcomes> lifetime_{};
+  std::array<std::atomic<uint64_t>, kOutcomes> drained_{};  // written by Drain() only
   std::atomic<uint64_t> latency_sum_us_{0};
-  std::atomic<uint64_t> latency_count_{0};
   AtomicHistogram histogram_;
   // Resource samples in millionths so they fit integer atomics.
   std::array<std::atomic<uint64_t>, kResources> resource_sum_{};
@@ -58,15 +73,22 @@ struct WindowStats {
   double Rate(int outcome) const { return requests ? double(outcomes[outcome]) / requests : 0; }
 };
 
-// The last `slots` cycle samples; the newest is at the back.
+// The last `slots` cycle samples, in a ring of exactly `slots` entries (a std::deque costs
+// ~600 bytes per endpoint before it holds anything).
 class Window {
  public:
-  void Push(CycleSample sample, size_t slots);
-  void Clear() { samples_.clear(); }
+  // The slot for a new sample, emptied (the oldest is dropped when the window is full).
+  CycleSample& Next(size_t slots);
+  void Push(CycleSample sample, size_t slots) { Next(slots) = std::move(sample); }
+  void Clear() { start_ = count_ = 0; }
   WindowStats Compute() const;
 
  private:
-  std::deque<CycleSample> samples_;
+  void Resize(size_t slots);
+  const CycleSample& At(size_t i) const { return ring_[(start_ + i) % ring_.size()]; }  // 0 = oldest
+
+  std::vector<CycleSample> ring_;
+  size_t start_ = 0, count_ = 0;
 };
 
 }  // namespace weighted
