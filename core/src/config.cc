@@ -68,6 +68,8 @@ Config ArticleConfig() {
   // The article says nothing about endpoints that join later; literally, they get full weight at
   // once. Slow start is our addition, so the literal profile leaves it out.
   c.slow_start.window_ms = 0;
+  // The article describes weights only: picks follow them exactly.
+  c.picker.mode = PickMode::kWeighted;
   return c;
 }
 

@@ -31,7 +31,8 @@ constexpr std::string_view kIsolationKeys[] = {"probe_share", "probe_min_per_s",
                                                "exit_min_probes", "max_ms", "restore_fraction"};
 constexpr std::string_view kPanicKeys[] = {"enabled", "threshold"};
 constexpr std::string_view kSlowStartKeys[] = {"window_ms", "min_fraction", "aggression"};
-constexpr std::string_view kPickerKeys[] = {"mode", "latency_decay_ms"};
+constexpr std::string_view kPickerKeys[] = {"mode", "latency_decay_ms", "error_cost",
+                                            "keepalive_share"};
 constexpr std::string_view kEventsKeys[] = {"queue_capacity"};
 constexpr std::string_view kLimitsKeys[] = {"max_config_bytes", "max_services",
                                             "max_endpoints_per_service", "max_latency_ms"};
@@ -148,6 +149,8 @@ void ReadSections(const Node& root, Config& c) {
     s->ExpectObject(kPickerKeys);
     if (auto n = s->Get("mode")) c.picker.mode = ReadEnum<PickMode>(*n, kPickModes);
     if (auto n = s->Get("latency_decay_ms")) c.picker.latency_decay_ms = ReadInt(*n, 1, kDayMs);
+    if (auto n = s->Get("error_cost")) c.picker.error_cost = ReadDouble(*n, {0, 1e6});
+    if (auto n = s->Get("keepalive_share")) c.picker.keepalive_share = ReadDouble(*n, kFraction);
   }
   if (auto s = root.Get("events")) {
     s->ExpectObject(kEventsKeys);
@@ -298,7 +301,9 @@ std::string ConfigToJson(const Config& c) {
                      {"min_fraction", c.slow_start.min_fraction},
                      {"aggression", c.slow_start.aggression}};
   j["picker"] = {{"mode", EnumName<PickMode>(c.picker.mode, kPickModes)},
-                 {"latency_decay_ms", c.picker.latency_decay_ms}};
+                 {"latency_decay_ms", c.picker.latency_decay_ms},
+                 {"error_cost", c.picker.error_cost},
+                 {"keepalive_share", c.picker.keepalive_share}};
   j["events"] = {{"queue_capacity", c.events.queue_capacity}};
   j["limits"] = {{"max_config_bytes", c.limits.max_config_bytes},
                  {"max_services", c.limits.max_services},

@@ -48,6 +48,9 @@ struct Endpoint {
   // under contention shifts one sample's influence, never corrupts the value.
   std::atomic<double> ewma_ms{0};
   std::atomic<int64_t> ewma_at_ns{0};
+  // Load-aware mode: recent failure share, an EWMA over outcomes (alpha 1/16), so a failing
+  // endpoint's cost rises within a few requests rather than at the next controller cycle.
+  std::atomic<double> failure_ewma{0};
 
   ControlState ctl;
 };

@@ -160,6 +160,10 @@ void Service::Cycle(const Config& cfg, int64_t now, std::vector<PendingEvent>* e
   for (Endpoint* ep : endpoints_) {
     ControlState& c = ep->ctl;
     ep->stats.Drain(&c.window.Next(slots));  // drains into the window's oldest slot, reused
+    // Halve the load-aware failure estimate each cycle: an endpoint that lost every pick since
+    // it failed gets tried again, and one still failing raises it within a few requests.
+    ep->failure_ewma.store(ep->failure_ewma.load(std::memory_order_relaxed) * 0.5,
+                           std::memory_order_relaxed);
     c.stats = c.window.Compute();
     const uint64_t needed = c.state == State::kIsolated ? cfg.isolation.exit_min_probes
                                                         : cfg.window.min_requests;
@@ -191,6 +195,8 @@ void Service::Publish(const Config& cfg, int64_t now, std::vector<PendingEvent>*
   snap->mode = cfg.picker.mode;
   snap->max_latency_ms = cfg.limits.max_latency_ms;
   snap->latency_decay_ns = double(cfg.picker.latency_decay_ms) * kNsPerMs;
+  snap->error_cost = cfg.picker.error_cost;
+  snap->keepalive_threshold = std::llround(cfg.picker.keepalive_share * 4294967296.0);
 
   std::vector<uint32_t> main_items, probe_items;
   std::vector<double> main_w, probe_base;
@@ -269,16 +275,27 @@ Status Service::CheckOutcome(double latency_ms, int outcome, const Snapshot& sna
 
 Status Service::Record(Endpoint* ep, double latency_ms, int outcome, const Snapshot& snap) {
   ep->stats.Record(latency_ms, outcome);
-  if (snap.mode == PickMode::kLoadAware && outcome != WT_OUTCOME_CONNECT_ERROR) {
-    // Peak EWMA (Finagle): a slower sample is taken at once, faster ones decay in with tau.
+  if (snap.mode == PickMode::kLoadAware) UpdateLoad(ep, latency_ms, outcome, snap);
+  return Status::Ok();
+}
+
+void Service::UpdateLoad(Endpoint* ep, double latency_ms, int outcome, const Snapshot& snap) {
+  const bool failed = outcome != WT_OUTCOME_SUCCESS;
+  const double prev = ep->ewma_ms.load(std::memory_order_relaxed);
+  // Peak EWMA (Finagle): a slower sample is taken at once, faster ones decay in with tau. A
+  // failure may raise the estimate but never lower it: an endpoint that fails in 1 ms must not
+  // look fast and attract traffic (Prequal's "sinkholing").
+  if (!failed || prev <= 0 || latency_ms > prev) {
     const int64_t now = clock_.NowNs();
-    const double prev = ep->ewma_ms.load(std::memory_order_relaxed);
     const double dt = double(now - ep->ewma_at_ns.exchange(now, std::memory_order_relaxed));
     const double w = std::exp(-std::max(dt, 0.0) / snap.latency_decay_ns);
     const double next = latency_ms > prev || prev <= 0 ? latency_ms : prev * w + latency_ms * (1 - w);
-    ep->ewma_ms.store(next, std::memory_order_relaxed);
+    ep->ewma_ms.store(std::max(next, 1e-3), std::memory_order_relaxed);
   }
-  return Status::Ok();
+  // Recent failure share over the last ~16 outcomes: reacts within a few requests, where the
+  // controller's window reacts within a cycle.
+  const double f = ep->failure_ewma.load(std::memory_order_relaxed);
+  ep->failure_ewma.store(f + ((failed ? 1.0 : 0.0) - f) / 16.0, std::memory_order_relaxed);
 }
 
 Status Service::Finish(const wt_pick& pick, double latency_ms, int outcome, bool record) {

@@ -70,6 +70,7 @@ class Service {
 
   void Publish(const Config& cfg, int64_t now, std::vector<PendingEvent>* events);
   Status Record(Endpoint* ep, double latency_ms, int outcome, const Snapshot& snap);
+  void UpdateLoad(Endpoint* ep, double latency_ms, int outcome, const Snapshot& snap);
   Status CheckOutcome(double latency_ms, int outcome, const Snapshot& snap) const;
   uint64_t NewKey();
 

@@ -36,15 +36,17 @@ void AliasTable::Build(const std::vector<uint32_t>& items, const std::vector<dou
 }
 
 uint32_t Snapshot::LeastLoaded(uint32_t a, uint32_t b) const {
-  // Finagle's peak-EWMA load: latency x (in-flight + 1). An endpoint with no latency history
-  // costs nothing while idle and "infinitely" much once it has requests pending, so it is
-  // tried but not flooded.
+  // Finagle's peak-EWMA load, latency x (in-flight + 1), times a failure term: the recent failure
+  // share weighs error_cost latencies, so a fast-failing endpoint does not look cheap (Prequal's
+  // sinkholing). An endpoint with no latency history costs nothing while idle and "infinitely"
+  // much once it has requests pending, so it is tried but not flooded.
   auto cost = [&](uint32_t i) {
     const Endpoint* ep = members->endpoints[i];
     const double lat = ep->ewma_ms.load(std::memory_order_relaxed);
     const int32_t pending = ep->inflight.load(std::memory_order_relaxed);
     if (lat <= 0) return pending > 0 ? 1e300 + pending : 0.0;
-    return lat * (pending + 1);
+    const double fail = ep->failure_ewma.load(std::memory_order_relaxed);
+    return lat * (pending + 1) * (1 + error_cost * fail);
   };
   return cost(b) < cost(a) ? b : a;
 }
@@ -62,8 +64,17 @@ void Snapshot::Pick(Reclaimer::Reader& reader, wt_pick* out) const {
       flags = WT_PICK_PROBE;
     } else if (mode == PickMode::kWeighted) {
       i = main.Sample(reader.Next());
+    } else if ((r >> 32) < keepalive_threshold) {
+      // A share of picks follows the weights alone (S-S3): endpoints the cost comparison avoids
+      // keep a trickle of traffic, so the controller keeps judging them and sees recovery.
+      i = main.Sample(reader.Next());
     } else {
-      i = LeastLoaded(main.Sample(reader.Next()), main.Sample(reader.Next()));
+      const uint32_t a = main.Sample(reader.Next());
+      uint32_t b = main.Sample(reader.Next());
+      // Two distinct candidates (Finagle's P2C): with a repeat, an endpoint that always loses
+      // the comparison would still win every pick in which it is drawn twice.
+      for (int k = 0; b == a && k < 4; ++k) b = main.Sample(reader.Next());
+      i = LeastLoaded(a, b);
     }
   }
   if (mode == PickMode::kLoadAware) {

@@ -67,6 +67,8 @@ struct Snapshot {
   PickMode mode = PickMode::kWeighted;
   double max_latency_ms = 0;          // reports above are rejected as absurd
   double latency_decay_ns = 0;        // load-aware EWMA time constant
+  double error_cost = 0;              // load-aware cost per unit of recent failure share
+  uint64_t keepalive_threshold = 0;   // load-aware: P(pick by weight alone), scaled to 2^32
 
   // Chooses an endpoint for one request. Requires a non-empty snapshot.
   void Pick(Reclaimer::Reader& reader, wt_pick* out) const;

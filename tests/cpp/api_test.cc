@@ -118,7 +118,8 @@ TEST_F(Api, ClockModesAreChecked) {
 }
 
 TEST_F(Api, EventsArriveByPollInTheSameOrderAsByCallback) {
-  Harness e(R"({"rules": [{"metric": "error_rate", "threshold": 0.01, "penalty": 1.0}]})");
+  Harness e(R"({"picker": {"mode": "weighted"},
+                 "rules": [{"metric": "error_rate", "threshold": 0.01, "penalty": 1.0}]})");
   e.Set({{"a", 1}, {"b", 1}});
   e.Drive(5, 100, [](const std::string& id) {
     return id == "a" ? Outcome{5, WT_OUTCOME_HTTP_5XX} : Ok();

@@ -699,7 +699,7 @@ TEST(ConfigRoundTrip, WritesEveryKey) {
   EXPECT_EQ(j["isolation"].size(), 5u);
   EXPECT_EQ(j["panic"].size(), 2u);
   EXPECT_EQ(j["slow_start"].size(), 3u);
-  EXPECT_EQ(j["picker"].size(), 2u);
+  EXPECT_EQ(j["picker"].size(), 4u);
   EXPECT_EQ(j["events"].size(), 1u);
   EXPECT_EQ(j["limits"].size(), 4u);
   // S-W2, spelled exactly as docs/config.md shows it.

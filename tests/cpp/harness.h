@@ -24,7 +24,10 @@ struct Outcome {
 
 class Harness {
  public:
-  explicit Harness(const std::string& config = R"({"seed": 42})") {
+  // Tests of the controller pick by weight, so that what the controller decides is what the
+  // traffic shows; the default load-aware picker has tests of its own.
+  static constexpr const char* kWeighted = R"({"seed": 42, "picker": {"mode": "weighted"}})";
+  explicit Harness(const std::string& config = kWeighted) {
     wt_status s = wt_engine_create(config.data(), config.size(), WT_CLOCK_MANUAL, &engine_);
     EXPECT_EQ(s, WT_OK) << wt_last_error();
     EXPECT_EQ(wt_engine_service(engine_, "svc", &svc_), WT_OK) << wt_last_error();

@@ -40,6 +40,27 @@ TEST(Model, ArticleExampleTiltsTrafficToTheHealthyNodeAndKeepsATrickleToTheOther
   EXPECT_NEAR(a["weight"].get<double>(), 0.2, 1e-9);
 }
 
+TEST(Model, ArticleExampleWithTheDefaultLoadAwarePicker) {
+  // The same example under the default profile: the picker itself steers away from A's slow
+  // answers and B's errors within a few requests; the keep-alive share keeps both observed.
+  Harness h(R"({"seed": 42})");
+  h.Set({{"A", 1}, {"B", 1}, {"C", 1}});
+  std::map<std::string, int> n;
+  auto behaviour = [&](const std::string& id) -> Outcome {
+    const int k = ++n[id];
+    if (id == "A") return k % 20 == 0 ? Outcome{1000, WT_OUTCOME_TIMEOUT} : Ok(100);
+    if (id == "B") return k % 40 == 0 ? Outcome{20, WT_OUTCOME_HTTP_5XX} : Ok(20);
+    return Ok(20);
+  };
+  auto cpu = [](const std::string& id) { return id == "B" ? 0.95 : 0.4; };
+  auto picks = h.Drive(50, 200, behaviour, cpu);
+  const int total = picks["A"] + picks["B"] + picks["C"];
+  EXPECT_GT(picks["C"], total / 2);
+  EXPECT_LT(picks["A"], picks["B"]) << "slow A costs more than B, whose errors are rarer";
+  EXPECT_GT(picks["A"], total / 1000) << "A keeps a keep-alive trickle";
+  EXPECT_GT(picks["B"], total / 1000);
+}
+
 TEST(Model, DefaultProfileCutsAtOnceAndStepsIncreasesAfterTheCooldown) {
   Harness h;
   h.Set({{"A", 10}, {"B", 10}});
@@ -72,7 +93,8 @@ TEST(Model, ArticleProfileStepsEveryChangeByTenPercentWithACooldown) {
 }
 
 TEST(Model, HalfIsolationSendsOnlyProbesAndHealthyProbesRestore) {
-  Harness h(R"({"seed": 3, "rules": [{"metric": "error_rate", "threshold": 0.01, "penalty": 1.0}]})");
+  Harness h(R"({"seed": 3, "picker": {"mode": "weighted"},
+                 "rules": [{"metric": "error_rate", "threshold": 0.01, "penalty": 1.0}]})");
   h.Set({{"A", 1}, {"B", 1}, {"C", 1}});
   EveryNth sick{4, WT_OUTCOME_CONNECT_ERROR};
   h.Drive(5, 200, [&](const std::string& id) { return id == "A" ? sick(id) : Ok(); });
@@ -100,7 +122,8 @@ TEST(Model, HalfIsolationSendsOnlyProbesAndHealthyProbesRestore) {
 }
 
 TEST(Model, MaxIsolationForcesHalfWeightBackAndRaisesAnAlert) {
-  Harness h(R"({"seed": 3, "rules": [{"metric": "error_rate", "threshold": 0.01, "penalty": 1.0}]})");
+  Harness h(R"({"seed": 3, "picker": {"mode": "weighted"},
+                 "rules": [{"metric": "error_rate", "threshold": 0.01, "penalty": 1.0}]})");
   h.Set({{"A", 4}, {"B", 4}});
   EveryNth sick{2, WT_OUTCOME_HTTP_5XX};
   h.Drive(5, 100, [&](const std::string& id) { return id == "A" ? sick(id) : Ok(); });
@@ -139,7 +162,7 @@ TEST(Model, RelativeLatencyRuleUsesTheLowerMedianSoTwoEndpointsWork) {
 }
 
 TEST(Model, NewEndpointsSlowStartButTheFirstSetDoesNot) {
-  Harness h(R"({"seed": 5, "slow_start": {"window_ms": 20000}})");
+  Harness h(R"({"seed": 5, "picker": {"mode": "weighted"}, "slow_start": {"window_ms": 20000}})");
   h.Set({{"A", 1}, {"B", 1}});
   EXPECT_FALSE(h.Endpoint("A")["slow_start"].get<bool>());
   h.Drive(5, 100, [](const std::string&) { return Ok(); });
@@ -176,7 +199,7 @@ TEST(Model, EndpointSetChangesKeepTheStateOfEndpointsThatStay) {
 }
 
 TEST(Model, PanicFallsBackToRoundRobinAndLeavesWhenWeightsRecover) {
-  Harness h(R"({"seed": 9, "panic": {"threshold": 0.6}})");
+  Harness h(R"({"seed": 9, "picker": {"mode": "weighted"}, "panic": {"threshold": 0.6}})");
   h.Set({{"A", 1}, {"B", 1}, {"C", 1}});
   EveryNth sick{5, WT_OUTCOME_HTTP_5XX};
   h.Drive(5, 300, [&](const std::string& id) { return sick(id); });  // all at 0.5 < 0.6

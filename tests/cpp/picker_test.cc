@@ -39,7 +39,7 @@ TEST(AliasTable, DrawsEachItemWithItsWeightExactlyOverAllCoinOutcomes) {
 }
 
 TEST(Picker, FrequenciesMatchWeights) {
-  Harness h(R"({"seed": 11})");
+  Harness h(R"({"seed": 11, "picker": {"mode": "weighted"}})");
   h.Set({{"a", 1}, {"b", 2}, {"c", 3}, {"d", 4}});
   std::vector<int> counts(4);
   for (int i = 0; i < 200000; ++i) {
@@ -57,7 +57,8 @@ TEST(Picker, NoFirstPickBiasAcrossFreshEngines) {
   std::vector<int> first(5);
   for (int i = 0; i < 5000; ++i) {
     wt_engine* e;
-    ASSERT_EQ(wt_engine_create("{}", 2, WT_CLOCK_MANUAL, &e), WT_OK);
+    const std::string cfg = R"({"picker": {"mode": "weighted"}})";
+    ASSERT_EQ(wt_engine_create(cfg.data(), cfg.size(), WT_CLOCK_MANUAL, &e), WT_OK);
     wt_service* s;
     ASSERT_EQ(wt_engine_service(e, "svc", &s), WT_OK);
     wt_endpoint_spec specs[5] = {{"a", 1}, {"b", 1}, {"c", 1}, {"d", 1}, {"e", 1}};
@@ -72,7 +73,7 @@ TEST(Picker, NoFirstPickBiasAcrossFreshEngines) {
 
 TEST(Picker, SameSeedSamePicks) {
   auto run = [] {
-    Harness h(R"({"seed": 77})");
+    Harness h(R"({"seed": 77, "picker": {"mode": "weighted"}})");
     h.Set({{"a", 1}, {"b", 5}, {"c", 2}});
     std::vector<uint32_t> seq;
     for (int i = 0; i < 1000; ++i) {
@@ -109,8 +110,29 @@ TEST(Picker, LoadAwarePrefersTheEndpointWithLessWorkPendingAndTracksInFlight) {
   EXPECT_EQ(h.Endpoint("slow")["inflight"], 0);
 }
 
+TEST(Picker, LoadAwareAvoidsAFastFailingEndpointButKeepsAKeepAliveTrickle) {
+  // A fails in 1 ms: by latency alone it would look best and attract traffic (sinkholing).
+  Harness h(R"({"seed": 8, "picker": {"mode": "load_aware", "keepalive_share": 0.05}})");
+  h.Set({{"A", 1}, {"B", 1}, {"C", 1}});
+  auto picks = h.Drive(10, 300, [](const std::string& id) {
+    return id == "A" ? Outcome{1, WT_OUTCOME_HTTP_5XX} : Ok(20);
+  });
+  const int total = 3000;
+  EXPECT_LT(picks["A"], total * 5 / 100) << "the failure term outweighs A's fast answers";
+  EXPECT_GT(picks["A"], total * 5 / 100 / 3 / 2) << "the keep-alive share still reaches A";
+}
+
+TEST(Picker, LoadAwareWithoutTheFailureTermFallsIntoTheSinkhole) {
+  Harness h(R"({"seed": 8, "picker": {"mode": "load_aware", "error_cost": 0}})");
+  h.Set({{"A", 1}, {"B", 1}, {"C", 1}});
+  auto picks = h.Drive(10, 300, [](const std::string& id) {
+    return id == "A" ? Outcome{1, WT_OUTCOME_HTTP_5XX} : Ok(20);
+  });
+  EXPECT_GT(picks["A"], 3000 / 3) << "plain peak EWMA prefers the endpoint that fails fastest";
+}
+
 TEST(Picker, WeightedModeTakesNoInFlightCount) {
-  Harness h;
+  Harness h(Harness::kWeighted);
   h.Set({{"a", 1}});
   wt_pick p;
   ASSERT_EQ(wt_service_pick(h.svc(), &p), WT_OK);
