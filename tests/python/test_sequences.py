@@ -26,6 +26,7 @@ def test_random_call_sequences_never_crash_and_reconcile(seed):
     per_endpoint = {}  # outcomes the engine took, per endpoint still in the set
     current = set()
     picks = []
+    ok_calls = refused = 0
     for _ in range(1500):
         op = rng.randrange(10)
         try:
@@ -71,12 +72,14 @@ def test_random_call_sequences_never_crash_and_reconcile(seed):
                 engine.snapshot()
                 engine.prometheus()
                 list(engine.events())
+            ok_calls += 1
         except (weighted.WeightedError, TypeError):
-            pass
+            refused += 1
     snap = engine.snapshot()
     totals = {ep["id"]: sum(ep["totals"].values()) for ep in snap["services"][0]["endpoints"]}
     assert set(totals) == current
     for ep in current:
         assert totals[ep] == per_endpoint.get(ep, 0), (ep, totals, per_endpoint)
-    assert sum(totals.values()) > 0
+    # Not vacuous: many calls went through, and many were refused.
+    assert ok_calls > 300 and refused > 100
     engine.close()
