@@ -33,8 +33,10 @@ test-java: build
 	@test -f $(JAVA_NATIVE_DIR)/libweightedjni.so || { \
 	  echo "test-java: $(JAVA_NATIVE_DIR)/libweightedjni.so is missing: was a JDK found when CMake configured? (cmake -DWT_BUILD_JNI=ON)"; exit 1; }
 	$(MVN_JAVA) -Pexample clean test
+	@echo  # Maven -q leaves colour resets without a newline; start the summary on its own line
 	@bash java/scripts/surefire-summary.sh java-boot3 java examples/spring-boot
 	$(MVN_JAVA) -Pboot4 clean test
+	@echo
 	@bash java/scripts/surefire-summary.sh java-boot4 java
 
 bench-java-smoke: build
