@@ -18,6 +18,7 @@ demo: sim
 	@$(SIM_BIN) examples/scenarios/seed.json --engines examples/scenarios/engine_variants.json \
 	  --out $(SIM_OUT)/tradeoff > $(SIM_OUT)/tradeoff/table.md
 	@python3 python/weighted/_plots.py $(SIM_OUT)/results.json $(SIM_OUT) >/dev/null
-	@python3 python/weighted/_plots.py $(SIM_OUT)/tradeoff/results.json $(SIM_OUT)/tradeoff >/dev/null
+	@python3 python/weighted/_plots.py $(SIM_OUT)/tradeoff/results.json $(SIM_OUT)/tradeoff \
+	  --tradeoff-only >/dev/null
 	@echo "make demo: table in $(SIM_OUT)/table.md; results.json, CSV and PNG plots in $(SIM_OUT)/;" \
 	  "rule variants in $(SIM_OUT)/tradeoff/"

@@ -2,7 +2,7 @@
 
 Runs on its own, without the rest of the ``weighted`` package::
 
-    python3 python/weighted/_plots.py out/results.json out/
+    python3 python/weighted/_plots.py out/results.json out/ [--tradeoff-only]
 
 and is imported by ``python -m weighted.bench`` as ``write_plots(results, out_dir)``.
 Only the standard library and matplotlib (Agg backend, no display needed).
@@ -151,16 +151,16 @@ def _tradeoff_plot(plt, results, out_dir) -> str:
     return path
 
 
-def write_plots(results: Dict[str, Any], out_dir: str) -> List[str]:
+def write_plots(results: Dict[str, Any], out_dir: str, tradeoff_only: bool = False) -> List[str]:
     """Writes the PNGs described in the module docstring; returns their paths.
 
     Needs the per-second series (a run with ``"series": true``, the default); with summaries
-    only, just the trade-off plot is written.
+    only, or with ``tradeoff_only``, just the trade-off plot is written.
     """
     plt = _pyplot()
     os.makedirs(out_dir, exist_ok=True)
     written = [_tradeoff_plot(plt, results, out_dir)]
-    if "series" not in results:
+    if tradeoff_only or "series" not in results:
         return written
     written.append(_line_plot(plt, results, out_dir, "success_throughput.png",
                               "success throughput (responses/s)", lambda s: s["success"]))
@@ -174,12 +174,13 @@ def write_plots(results: Dict[str, Any], out_dir: str) -> List[str]:
 
 
 def main(argv: Sequence[str]) -> int:
-    if len(argv) != 3:
-        print("usage: python3 _plots.py RESULTS.json OUT_DIR", file=sys.stderr)
+    args = [a for a in argv[1:] if a != "--tradeoff-only"]
+    if len(args) != 2:
+        print("usage: python3 _plots.py RESULTS.json OUT_DIR [--tradeoff-only]", file=sys.stderr)
         return 2
-    with open(argv[1], encoding="utf-8") as f:
+    with open(args[0], encoding="utf-8") as f:
         results = json.load(f)
-    for path in write_plots(results, argv[2]):
+    for path in write_plots(results, args[1], tradeoff_only="--tradeoff-only" in argv):
         print(f"wrote {path}")
     return 0
 
