@@ -1,0 +1,346 @@
+#!/usr/bin/env python3
+"""Writes docs/performance.md from one `make bench` run: Google Benchmark JSON (the core),
+JMH JSON (Java) and pytest-benchmark JSON (Python). Medians only; ratios are taken between
+results of the same run; every issue-6 target is reported as met or missed, with the margin.
+
+Missing inputs (a suite that was skipped) are reported as such, never invented.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import re
+import statistics
+import subprocess
+from datetime import datetime, timezone
+
+SIZES = [3, 100, 1000, 10000]
+
+
+# ---------------------------------------------------------------------------------------------
+# inputs
+
+
+def load(path):
+    if not path or not os.path.exists(path):
+        return None
+    with open(path) as f:
+        return json.load(f)
+
+
+def core_results(doc):
+    """{run_name: {"real": ns, "cpu": ns, "rate": items/s, counters...}} from the medians."""
+    out = {}
+    if not doc:
+        return out
+    for b in doc["benchmarks"]:
+        agg = b.get("aggregate_name")
+        if b.get("run_type") == "aggregate" and agg != "median":
+            continue
+        name = b["run_name"]
+        if name in out and b.get("run_type") != "aggregate":
+            continue
+        unit = {"ns": 1, "us": 1e3, "ms": 1e6, "s": 1e9}[b.get("time_unit", "ns")]
+        r = {"real": b["real_time"] * unit, "cpu": b["cpu_time"] * unit}
+        for k, v in b.items():
+            if isinstance(v, (int, float)) and k not in ("real_time", "cpu_time", "iterations",
+                                                          "repetitions", "repetition_index",
+                                                          "threads", "family_index",
+                                                          "per_family_instance_index"):
+                r[k] = v
+        out[name] = r
+    return out
+
+
+def jmh_results(doc):
+    """{"method@param": {"median": ns, "p50": ns or None, "mode": ...}}."""
+    out = {}
+    if not doc:
+        return out
+    for b in doc:
+        method = b["benchmark"].rsplit(".", 1)[1]
+        params = b.get("params") or {}
+        key = method + ("@" + params["instances"] if "instances" in params else "")
+        pm = b["primaryMetric"]
+        raw = [x for fork in pm.get("rawData", []) for x in fork]
+        median = statistics.median(raw) if raw else pm["score"]
+        p50 = (pm.get("scorePercentiles") or {}).get("50.0")
+        out[key] = {"median": p50 if b["mode"] == "sample" and p50 is not None else median,
+                    "mode": b["mode"], "unit": pm["scoreUnit"], "score": pm["score"]}
+    return out
+
+
+# The Python suite times report_batch per call of BATCH entries (tests/python/bench/test_bench.py)
+PY_PER_CALL = {"test_report_batch_per_entry": 1000}
+
+
+def py_results(doc):
+    out = {}
+    if not doc:
+        return out
+    for b in doc["benchmarks"]:
+        out[b["name"]] = b["stats"]["median"] * 1e9 / PY_PER_CALL.get(b["name"], 1)
+    return out
+
+
+# ---------------------------------------------------------------------------------------------
+# the machine
+
+
+def sh(cmd):
+    try:
+        return subprocess.run(cmd, shell=True, capture_output=True, text=True, timeout=10).stdout.strip()
+    except Exception:  # noqa: BLE001 - best effort description
+        return ""
+
+
+def machine(core_doc):
+    cpu = sh("lscpu | sed -n 's/^Model name:[ \t]*//p' | head -1") or platform.processor()
+    hyper = sh("lscpu | sed -n 's/^Hypervisor vendor:[ \t]*//p'") or "none reported"
+    caches = ", ".join(sh("lscpu | grep -E '^L[123]' | tr -s ' '").splitlines())
+    mem = sh("free -g | awk '/Mem:/{print $2}'")
+    gbench = sh("dpkg-query -W -f='${Version}' libbenchmark-dev")
+    jdk = sh("java -version 2>&1 | head -1")
+    cxx = sh("c++ --version | head -1")
+    ctx = (core_doc or {}).get("context", {})
+    mhz = f", {ctx['mhz_per_cpu']} MHz" if ctx.get("mhz_per_cpu") else ""
+    return [
+        f"- CPU: {cpu}, `nproc` = {sh('nproc')}{mhz}; hypervisor: {hyper}",
+        f"- Caches: {caches}",
+        f"- Memory: {mem} GiB; kernel {platform.release()}",
+        f"- Compiler: {cxx}; build type RelWithDebInfo (-O2 -g), preset `release`",
+        f"- Google Benchmark {gbench}; {jdk}; Python {platform.python_version()}",
+    ]
+
+
+# ---------------------------------------------------------------------------------------------
+# report
+
+
+def fmt_ns(x):
+    if x is None:
+        return "-"
+    if x >= 1e6:
+        return f"{x / 1e6:.2f} ms"
+    if x >= 1e4:
+        return f"{x / 1e3:.1f} us"
+    return f"{x:.1f} ns"
+
+
+def ratio(a, b):
+    return f"{a / b:.2f}" if a is not None and b else "-"
+
+
+def name(bm, n, threads):
+    return f"{bm}/endpoints:{n}/real_time/threads:{threads}"
+
+
+def verdict(value, bar, at_most=True):
+    if value is None:
+        return "not measured", ""
+    met = value <= bar if at_most else value >= bar
+    margin = (value / bar - 1) * 100
+    if met:
+        return "**met**", f"{abs(margin):.0f}% {'under' if at_most else 'over'} the bar"
+    return "**missed**", f"{abs(margin):.0f}% {'over' if at_most else 'under'} the bar"
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--core")
+    ap.add_argument("--jmh")
+    ap.add_argument("--python")
+    ap.add_argument("--log")
+    ap.add_argument("--notes", default=os.path.join(os.path.dirname(__file__), "performance_notes.md"))
+    ap.add_argument("--command", default="make bench")
+    ap.add_argument("--out", required=True)
+    a = ap.parse_args()
+
+    core_doc = load(a.core)
+    core = core_results(core_doc)
+    jmh = jmh_results(load(a.jmh))
+    py = py_results(load(a.python))
+    log = open(a.log).read().strip().splitlines() if a.log and os.path.exists(a.log) else []
+
+    def get(bm, n, t, field="real"):
+        r = core.get(name(bm, n, t))
+        return r.get(field) if r else None
+
+    md = []
+    w = md.append
+    w("# Performance")
+    w("")
+    w("Written by `benchmarks/report.py` from one run of")
+    w("")
+    w(f"    {a.command}")
+    w("")
+    w(f"on {datetime.now(timezone.utc).strftime('%Y-%m-%d %H:%M UTC')}. Every figure is a median; every ratio")
+    w("divides two results of the same run. Method: `benchmarks/core_bench.cc` (Google Benchmark,")
+    w("the engine through its C API as a caller links `libweighted.so`), `java/weighted-bench` (JMH),")
+    w("`tests/python/bench` (pytest-benchmark). Raw JSON: `build/bench/`.")
+    w("")
+    w("## Machine")
+    w("")
+    md.extend(machine(core_doc))
+    if log:
+        w(f"- Run log (UTC, `/proc/loadavg` 1/5/15 min): {'; '.join(log)}")
+    w("")
+    w("The machine is shared: other jobs (compilers, test suites) ran during the measurement, so")
+    w("wall-clock times include time the benchmark thread spent waiting for a core. The C++ table")
+    w("therefore gives both the wall-clock median and the CPU-time median (time the thread actually")
+    w("ran); a load average above `nproc` in the run log means wall times are inflated.")
+    w("")
+
+    # ---- targets ----
+    w("## Targets (issue 6, item 5)")
+    w("")
+    w("| target | bar | measured (wall) | measured (CPU) | verdict |")
+    w("|---|---|---|---|---|")
+
+    def row(label, bar_text, wall, cpu, bar, at_most=True, unit=fmt_ns):
+        v, margin = verdict(wall, bar, at_most)
+        vc, marginc = verdict(cpu, bar, at_most) if cpu is not None else ("", "")
+        cpu_text = f"{unit(cpu)} ({vc.strip('*')}{', ' + marginc if marginc else ''})" if cpu is not None else "-"
+        w(f"| {label} | {bar_text} | {unit(wall)} | {cpu_text} | {v}{': ' + margin if margin else ''} |")
+
+    row("core pick, 1 000 endpoints", "<= 25 ns", get("BM_Pick_Engine", 1000, 1),
+        get("BM_Pick_Engine", 1000, 1, "cpu"), 25)
+    row("core pick, 10 000 endpoints", "<= 40 ns", get("BM_Pick_Engine", 10000, 1),
+        get("BM_Pick_Engine", 10000, 1, "cpu"), 40)
+    row("core report, 1 000 endpoints", "<= 30 ns", get("BM_Report_Engine", 1000, 1),
+        get("BM_Report_Engine", 1000, 1, "cpu"), 30)
+    row("core report, 10 000 endpoints", "<= 30 ns", get("BM_Report_Engine", 10000, 1),
+        get("BM_Report_Engine", 10000, 1, "cpu"), 30)
+    for n in SIZES:
+        one = core.get(name("BM_Pick_Engine", n, 1))
+        two = core.get(name("BM_Pick_Engine", n, 2))
+        if one and two:
+            wall = two["items_per_second"] / one["items_per_second"]
+            # CPU-normalised: per-pick CPU cost with 2 threads vs 1 (cpu_time sums both threads).
+            cpu = 2 * one["cpu"] / two["cpu"] if two["cpu"] else None
+            row(f"2-thread / 1-thread pick rate, {n} endpoints", ">= 1.7x", wall, cpu, 1.7,
+                at_most=False, unit=lambda x: "-" if x is None else f"{x:.2f}x")
+    cyc = core.get("BM_Cycle_Engine/endpoints:10000/reports:20/manual_time")
+    idle = core.get("BM_Cycle_Engine/endpoints:10000/reports:0/manual_time")
+    for label, r in (("controller cycle, 10 000 endpoints, 20 reports each", cyc),
+                     ("controller cycle, 10 000 endpoints, idle", idle)):
+        if r:
+            row(label, "<= 2 ms", r["real"], r.get("cpu_ms", 0) * 1e6, 2e6)
+    mem = core.get("BM_Memory/endpoints:10000/reports:20/iterations:1")
+    if mem:
+        v, margin = verdict(mem["bytes_per_endpoint"], 2048)
+        w(f"| state per endpoint, 10 000 endpoints, steady (20 reports/cycle) | <= 2 KiB | "
+          f"{mem['bytes_per_endpoint']:.0f} B | - | {v}: {margin} |")
+    mem200 = core.get("BM_Memory/endpoints:10000/reports:200/iterations:1")
+    if mem200:
+        v, margin = verdict(mem200["bytes_per_endpoint"], 2048)
+        w(f"| state per endpoint, 10 000 endpoints, steady (200 reports/cycle) | <= 2 KiB | "
+          f"{mem200['bytes_per_endpoint']:.0f} B | - | {v}: {margin} |")
+    jni = jmh.get("pickAndComplete")
+    row("JNI pick + report (pickAndComplete, p50)", "<= 150 ns", jni["median"] if jni else None, None, 150)
+    for n in ("3", "20"):
+        wc, rr = jmh.get(f"weightedChoose@{n}"), jmh.get(f"roundRobinChoose@{n}")
+        row(f"Spring choose() / RoundRobinLoadBalancer, {n} instances", "<= 1.2x",
+            wc["median"] / rr["median"] if wc and rr else None, None, 1.2,
+            unit=lambda x: "-" if x is None else f"{x:.2f}x")
+    row("Python pick", "<= 300 ns", py.get("test_pick"), None, 300)
+    w("")
+    w("Verdicts read the wall-clock median, as the issue states its targets; the CPU column says")
+    w("whether the code itself meets the bar when the machine's other load is taken out. For the")
+    w("2-thread rows, wall = items/s with 2 threads / items/s with 1; CPU = 2 x (CPU ns per pick,")
+    w("1 thread) / (CPU ns per pick, 2 threads), which shows contention (shared cache lines make")
+    w("each pick cost more CPU) but not time-sharing of the cores with other jobs.")
+    w("")
+
+    # ---- core tables ----
+    if core:
+        w("## Core (C API): engine vs nginx smooth WRR (mutex) and Envoy EDF")
+        w("")
+        w("Wall-clock median per operation (CPU-time median in parentheses). With 2 threads the time is")
+        w("wall time / operations of both threads, the inverse of throughput. Ratios < 1: the engine is")
+        w("faster. SWRR is shared by the threads behind one mutex (nginx with a `zone`); EDF is one per")
+        w("thread (Envoy gives each worker its own balancer). `report` for SWRR is nginx's")
+        w("`free_peer` bookkeeping under the lock; for EDF pick+report adds an atomic per-host counter.")
+        w("")
+        w("| operation | endpoints | threads | engine | nginx SWRR | Envoy EDF | engine/SWRR | engine/EDF |")
+        w("|---|---|---|---|---|---|---|---|")
+        for op, e, s, d in (("pick", "BM_Pick_Engine", "BM_Pick_Swrr", "BM_Pick_Edf"),
+                            ("report", "BM_Report_Engine", "BM_Report_Swrr", None),
+                            ("pick+report", "BM_PickReport_Engine", "BM_PickReport_Swrr", "BM_PickReport_Edf"),
+                            ("pick+report, load_aware", "BM_PickReport_EngineLoadAware", "BM_PickReport_Swrr",
+                             "BM_PickReport_Edf")):
+            for t in (1, 2):
+                for n in SIZES:
+                    ev, sv = get(e, n, t), get(s, n, t)
+                    dv = get(d, n, t) if d else None
+                    if ev is None:
+                        continue
+                    w(f"| {op} | {n} | {t} | {fmt_ns(ev)} ({fmt_ns(get(e, n, t, 'cpu'))}) | {fmt_ns(sv)} | "
+                      f"{fmt_ns(dv)} | {ratio(ev, sv)} | {ratio(ev, dv)} |")
+        w("")
+        w("### Controller cycle, exposition, memory")
+        w("")
+        w("| benchmark | wall median | CPU | detail |")
+        w("|---|---|---|---|")
+        for k, r in core.items():
+            if k.startswith("BM_Cycle"):
+                w(f"| `{k}` | {fmt_ns(r['real'])} | {fmt_ns(r.get('cpu_ms', 0) * 1e6)} (cycle thread) | |")
+            elif k.startswith(("BM_SnapshotJson", "BM_Prometheus")):
+                w(f"| `{k}` | {fmt_ns(r['real'])} | {fmt_ns(r['cpu'])} | {r.get('bytes', 0) / 1024:.0f} KiB of text, "
+                  f"{r.get('ns_per_endpoint', 0):.0f} ns per endpoint |")
+            elif k.startswith("BM_Memory"):
+                w(f"| `{k}` | - | - | {r['bytes_per_endpoint']:.0f} B per endpoint in steady state, "
+                  f"{r['bytes_per_endpoint_idle']:.0f} B right after set_endpoints |")
+        w("")
+    else:
+        w("## Core\n\nNot measured in this run.\n")
+
+    # ---- Java ----
+    w("## Java (JMH)")
+    w("")
+    if jmh:
+        w("| benchmark | mode | median |")
+        w("|---|---|---|")
+        for k, r in sorted(jmh.items()):
+            w(f"| `{k}` | {r['mode']} | {r['median']:.1f} {r['unit']} |")
+        w("")
+        for n in ("3", "20"):
+            wc, rr, rnd = (jmh.get(f"{m}@{n}") for m in ("weightedChoose", "roundRobinChoose", "randomChoose"))
+            if wc and rr and rnd:
+                w(f"- {n} instances: weighted / RoundRobin = {wc['median'] / rr['median']:.2f}, "
+                  f"weighted / Random = {wc['median'] / rnd['median']:.2f}")
+        wr, rr, wrt = jmh.get("weightedRule"), jmh.get("roundRobinRule"), jmh.get("weightedResponseTimeRule")
+        if wr and rr and wrt:
+            w(f"- Ribbon: weighted rule / RoundRobinRule = {wr['median'] / rr['median']:.2f}, "
+              f"/ WeightedResponseTimeRule = {wr['median'] / wrt['median']:.2f}")
+        w("")
+    else:
+        w("Not measured in this run (the suite was skipped or failed; see the make output).")
+        w("")
+
+    # ---- Python ----
+    w("## Python (pytest-benchmark)")
+    w("")
+    if py:
+        base = py.get("test_baseline_random_choices")
+        w("| benchmark | median per operation | / random.choices |")
+        w("|---|---|---|")
+        for k, v in sorted(py.items()):
+            w(f"| `{k}` | {fmt_ns(v)} | {ratio(v, base)} |")
+        w("")
+    else:
+        w("Not measured in this run (the suite was skipped or failed; see the make output).")
+        w("")
+
+    if a.notes and os.path.exists(a.notes):
+        w(open(a.notes).read().rstrip())
+        w("")
+
+    with open(a.out, "w") as f:
+        f.write("\n".join(md) + "\n")
+
+
+if __name__ == "__main__":
+    main()
