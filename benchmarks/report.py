@@ -222,8 +222,8 @@ def main():
             cpu = 2 * one["cpu"] / two["cpu"] if two["cpu"] else None
             row(f"2-thread / 1-thread pick rate, {n} endpoints", ">= 1.7x", wall, cpu, 1.7,
                 at_most=False, unit=lambda x: "-" if x is None else f"{x:.2f}x")
-    cyc = core.get("BM_Cycle_Engine/endpoints:10000/reports:20/manual_time")
-    idle = core.get("BM_Cycle_Engine/endpoints:10000/reports:0/manual_time")
+    cyc = core.get("BM_Cycle_Engine/endpoints:10000/reports:20/iterations:10/manual_time")
+    idle = core.get("BM_Cycle_Engine/endpoints:10000/reports:0/iterations:10/manual_time")
     for label, r in (("controller cycle, 10 000 endpoints, 20 reports each", cyc),
                      ("controller cycle, 10 000 endpoints, idle", idle)):
         if r:
