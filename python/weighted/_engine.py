@@ -17,8 +17,8 @@ import threading
 import time
 import weakref
 from dataclasses import dataclass, field
-from typing import (Any, Callable, Dict, Iterable, Iterator, List, Mapping, Optional, Sequence,
-                    Tuple, TypeVar, Union)
+from typing import (Any, Callable, Dict, Iterable, Iterator, List, Mapping, Optional, Tuple,
+                    TypeVar, Union)
 
 from . import _errors, _weighted
 

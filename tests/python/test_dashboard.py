@@ -10,7 +10,6 @@ import urllib.request
 
 import pytest
 
-import weighted
 from weighted import dashboard
 from helpers import feed_healthy, make_sick
 

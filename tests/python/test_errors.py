@@ -3,7 +3,6 @@ engine's state exactly as it was (the snapshot is unchanged)."""
 from __future__ import annotations
 
 import math
-import threading
 
 import pytest
 

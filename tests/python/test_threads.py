@@ -3,8 +3,6 @@ from __future__ import annotations
 
 import threading
 
-import pytest
-
 import weighted
 from helpers import endpoint_view
 
