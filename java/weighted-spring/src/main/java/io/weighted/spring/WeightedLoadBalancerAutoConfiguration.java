@@ -12,6 +12,9 @@ import org.springframework.cloud.loadbalancer.annotation.LoadBalancerClients;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Conditional;
 import org.springframework.context.annotation.Configuration;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.springframework.core.env.Environment;
 import org.springframework.core.io.DefaultResourceLoader;
 import org.springframework.core.io.Resource;
 import org.springframework.core.io.ResourceLoader;
@@ -26,22 +29,33 @@ import org.springframework.core.io.ResourceLoader;
 @EnableConfigurationProperties(WeightedLoadBalancerProperties.class)
 @LoadBalancerClients(defaultConfiguration = WeightedLoadBalancerClientConfiguration.class)
 public class WeightedLoadBalancerAutoConfiguration {
+  private static final Log log = LogFactory.getLog(WeightedLoadBalancerAutoConfiguration.class);
 
   /** The engine; closed with the application context. */
   @Bean(destroyMethod = "close")
   @ConditionalOnMissingBean
   public Engine weightedEngine(WeightedLoadBalancerProperties properties,
-      ResourceLoader resourceLoader) throws IOException {
-    String json = readConfig(properties.getConfig(), resourceLoader);
+      ResourceLoader resourceLoader, Environment environment) throws IOException {
+    boolean explicit = environment.containsProperty("weighted.loadbalancer.config");
+    String json = readConfig(properties.getConfig(), resourceLoader, explicit);
     return Engine.create(json, properties.getClock());
   }
 
-  static String readConfig(String location, ResourceLoader loader) throws IOException {
+  /**
+   * The config text. A location set explicitly must exist; the default location
+   * (classpath:weighted.json) may be absent, and the engine's defaults ("{}") are used then.
+   */
+  static String readConfig(String location, ResourceLoader loader, boolean explicit)
+      throws IOException {
     ResourceLoader rl = loader != null ? loader : new DefaultResourceLoader();
-    String loc = location.contains(":") || location.startsWith("/")
-        ? (location.startsWith("/") ? "file:" + location : location) : "file:" + location;
+    String loc = location.startsWith("/") ? "file:" + location
+        : location.contains(":") ? location : "file:" + location;
     Resource r = rl.getResource(loc);
     if (!r.exists()) {
+      if (!explicit) {
+        log.info("weighted: no " + location + ", using the engine's defaults");
+        return "{}";
+      }
       throw new IOException("weighted.loadbalancer.config: " + location + " does not exist");
     }
     try (InputStream in = r.getInputStream()) {
