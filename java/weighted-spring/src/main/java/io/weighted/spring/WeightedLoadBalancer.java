@@ -143,7 +143,17 @@ public class WeightedLoadBalancer implements ReactorServiceInstanceLoadBalancer 
     int flags = (int) (p[2] >>> 32);
     EndpointSet s = epoch == set.epoch ? set : current;
     if (s == null || epoch != s.epoch || index < 0 || index >= s.instances.length) {
-      return wrap(resolveById(set, p[0]), Pick.fromPacked(p));
+      Pick pick = Pick.fromPacked(p);
+      try {
+        return wrap(resolveById(set, p[0]), pick);
+      } catch (RuntimeException e) {
+        try {
+          service.cancel(pick);  // never leave a tracked pick behind
+        } catch (RuntimeException ignored) {
+          // stale or closing: nothing is held then
+        }
+        throw e;
+      }
     }
     return new WeightedServiceInstance(s.instances[index], s.ids[index], service, p[0], epoch,
         index, flags, true, nanoClock);
@@ -211,15 +221,31 @@ public class WeightedLoadBalancer implements ReactorServiceInstanceLoadBalancer 
    */
   private ResolvedPick resolveById(EndpointSet set, long key) {
     String id = service.endpointId(key);
-    for (EndpointSet candidate : new EndpointSet[] {current, set}) {
+    ResolvedPick r = find(id, current, set);
+    if (r == null) {
+      // The pick may come from a set another thread registered but has not published yet:
+      // registration holds this lock until `current` is set.
+      synchronized (this) {
+        r = find(id, current, set);
+      }
+    }
+    if (r == null) {
+      throw new WeightedException(4, "WT_ERR_NOT_FOUND: picked endpoint " + id
+          + " is in no endpoint set this balancer registered for " + serviceId);
+    }
+    return r;
+  }
+
+  private static ResolvedPick find(String id, EndpointSet a, EndpointSet b) {
+    for (EndpointSet candidate : new EndpointSet[] {a, b}) {
       Integer idx = candidate == null ? null : candidate.indexById.get(id);
       if (idx != null) {
         return new ResolvedPick(candidate.instances[idx], id);
       }
     }
-    throw new WeightedException(4, "WT_ERR_NOT_FOUND: picked endpoint " + id
-        + " is in no endpoint set this balancer registered for " + serviceId);
+    return null;
   }
+
 
   private static boolean isRetryExclusion(List<ServiceInstance> instances, Request<?> request,
       EndpointSet set) {

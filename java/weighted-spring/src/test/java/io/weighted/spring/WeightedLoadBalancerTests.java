@@ -305,6 +305,61 @@ class WeightedLoadBalancerTests {
   }
 
   @Test
+  void concurrentChoosesDuringDiscoveryChurnAlwaysResolve() throws Exception {
+    List<ServiceInstance> a = List.of(instance("h1"), instance("h2"), instance("h3"));
+    List<ServiceInstance> b = List.of(instance("h3"), instance("h4"));
+    java.util.concurrent.atomic.AtomicReference<List<ServiceInstance>> live =
+        new java.util.concurrent.atomic.AtomicReference<>(a);
+    ServiceInstanceListSupplier churning = new ServiceInstanceListSupplier() {
+      @Override
+      public Flux<List<ServiceInstance>> get() {
+        return Flux.just(live.get());
+      }
+
+      @Override
+      public String getServiceId() {
+        return "svc";
+      }
+    };
+    try (Engine la = Engine.create("{\"seed\": 4, \"picker\": {\"mode\": \"load_aware\"}}",
+        ClockMode.MANUAL)) {
+      WeightedLoadBalancer lb =
+          new WeightedLoadBalancer(new SimpleObjectProvider<>(churning), "svc", la, nanos::get);
+      java.util.concurrent.atomic.AtomicReference<Throwable> failure =
+          new java.util.concurrent.atomic.AtomicReference<>();
+      List<Thread> threads = new ArrayList<>();
+      for (int t = 0; t < 3; t++) {
+        threads.add(new Thread(() -> {
+          try {
+            for (int i = 0; i < 3000; i++) {
+              WeightedServiceInstance s =
+                  (WeightedServiceInstance) lb.choose().block().getServer();
+              assertThat(s.getHost()).isIn("h1", "h2", "h3", "h4");
+              assertThat(s.getEndpointId()).isEqualTo(s.getHost() + ":8080");
+              s.markStarted();
+              s.complete(Outcome.SUCCESS);  // may be stale after a flip: not an error
+            }
+          } catch (Throwable e) {
+            failure.compareAndSet(null, e);
+          }
+        }));
+      }
+      threads.forEach(Thread::start);
+      for (int flip = 0; flip < 200 && threads.stream().anyMatch(Thread::isAlive); flip++) {
+        live.set(flip % 2 == 0 ? b : a);
+        Thread.sleep(1);
+      }
+      for (Thread t : threads) {
+        t.join(60_000);
+      }
+      assertThat(failure.get()).isNull();
+      live.set(a);
+      lb.choose().block();  // back to set a, so every endpoint still there is ...
+      assertThat(inflight(la)).isEqualTo(1);  // ... released but the one just chosen
+    }
+  }
+
+  @Test
   void selectedInstanceCallbackIsCalled() {
     List<ServiceInstance> selected = new ArrayList<>();
     class Callback implements ServiceInstanceListSupplier, SelectedInstanceCallback {
