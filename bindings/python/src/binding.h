@@ -117,6 +117,12 @@ void CallWithoutGil(EngineState& st, Fn&& fn) {
   Check(status);
 }
 
+// A string for a C API parameter that is NUL-terminated: refuses an embedded NUL, at which the C
+// side would silently cut the string (an id "a\0evil" would become "a"). `what` names it.
+const char* CString(const std::string& s, const char* what);
+// An endpoint key from a Python int: InvalidArgumentError unless it is in [0, 2^64).
+uint64_t ToKey(py::handle key);
+
 // wt_outcome from a Python value: an int (weighted.Outcome is an IntEnum) or its name.
 int ToOutcome(py::handle outcome);
 

@@ -66,7 +66,7 @@ class Engine {
       : st_(std::make_shared<EngineState>()) {
     wt_engine* h = nullptr;
     if (is_path) {
-      Check(wt_engine_create_from_file(source.c_str(), clock_mode, &h));
+      Check(wt_engine_create_from_file(CString(source, "config path"), clock_mode, &h));
     } else {
       Check(wt_engine_create(source.data(), source.size(), clock_mode, &h));
     }
@@ -84,7 +84,8 @@ class Engine {
     CallWithoutGil(*st_, [&] { return wt_engine_reload(st_->handle, json.data(), json.size()); });
   }
   void ReloadFromFile(const std::string& path) {
-    CallWithoutGil(*st_, [&] { return wt_engine_reload_from_file(st_->handle, path.c_str()); });
+    const char* c_path = CString(path, "config path");
+    CallWithoutGil(*st_, [&] { return wt_engine_reload_from_file(st_->handle, c_path); });
   }
   int64_t NowNs() {
     int64_t ns = 0;

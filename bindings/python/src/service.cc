@@ -34,12 +34,32 @@ int ToOutcome(py::handle outcome) {
                        std::string(Py_TYPE(outcome.ptr())->tp_name));
 }
 
+const char* CString(const std::string& s, const char* what) {
+  const size_t nul = s.find('\0');
+  if (nul != std::string::npos) [[unlikely]] {
+    throw Error{WT_ERR_INVALID_ARGUMENT,
+                std::string(what) + " contains a NUL byte at offset " + std::to_string(nul), {}, 0};
+  }
+  return s.c_str();
+}
+
+uint64_t ToKey(py::handle key) {
+  unsigned long long v = PyLong_AsUnsignedLongLong(key.ptr());
+  if (v == static_cast<unsigned long long>(-1) && PyErr_Occurred()) {
+    PyErr_Clear();
+    throw Error{WT_ERR_INVALID_ARGUMENT,
+                "endpoint key must be an int in [0, 2**64), got " +
+                    py::repr(key).cast<std::string>(), {}, 0};
+  }
+  return static_cast<uint64_t>(v);
+}
+
 namespace {
 
 class Service {
  public:
   Service(py::handle engine, const std::string& name) : st_(EngineStateOf(engine)) {
-    Check(wt_engine_service(st_->Handle(), name.c_str(), &svc_));
+    Check(wt_engine_service(st_->Handle(), CString(name, "service name"), &svc_));
     auto& cache = st_->id_caches[svc_];
     if (!cache) cache = std::make_shared<IdCache>();
     ids_ = cache;
@@ -53,7 +73,7 @@ class Service {
     wt_service* s = Handle();
     std::vector<wt_endpoint_spec> specs;
     specs.reserve(endpoints.size());
-    for (const auto& [id, weight] : endpoints) specs.push_back({id.c_str(), weight});
+    for (const auto& [id, weight] : endpoints) specs.push_back({CString(id, "endpoint id"), weight});
     Check(wt_service_set_endpoints(s, specs.data(), specs.size()));
     std::vector<py::object> ids;
     ids.reserve(endpoints.size());
@@ -64,7 +84,7 @@ class Service {
 
   uint64_t EndpointKey(const std::string& id) {
     uint64_t key = 0;
-    Check(wt_service_endpoint_key(Handle(), id.c_str(), &key));
+    Check(wt_service_endpoint_key(Handle(), CString(id, "endpoint id"), &key));
     return key;
   }
 
@@ -108,9 +128,9 @@ class Service {
     int o = ToOutcome(outcome);
     if (PyUnicode_Check(endpoint.ptr())) {
       std::string id = endpoint.cast<std::string>();
-      Check(wt_service_report(s, id.c_str(), latency_ms, o));
+      Check(wt_service_report(s, CString(id, "endpoint id"), latency_ms, o));
     } else if (PyLong_Check(endpoint.ptr())) {
-      Check(wt_service_report_key(s, endpoint.cast<uint64_t>(), latency_ms, o));
+      Check(wt_service_report_key(s, ToKey(endpoint), latency_ms, o));
     } else {
       throw py::type_error("endpoint must be an id (str) or a key (int)");
     }
@@ -124,7 +144,7 @@ class Service {
     if (memory) r.present |= WT_RES_MEMORY, r.memory = *memory;
     if (thread_pool) r.present |= WT_RES_THREAD_POOL, r.thread_pool = *thread_pool;
     if (connection_pool) r.present |= WT_RES_CONNECTION_POOL, r.connection_pool = *connection_pool;
-    Check(wt_service_report_resources(Handle(), id.c_str(), &r));
+    Check(wt_service_report_resources(Handle(), CString(id, "endpoint id"), &r));
   }
 
   // endpoints: ids, keys or Picks; latencies: numbers; outcomes: one outcome for all entries or
@@ -156,10 +176,11 @@ class Service {
       py::object e = endpoints[i];
       wt_report& r = reports[i];
       if (PyLong_Check(e.ptr())) {
-        r.key = e.cast<uint64_t>();
+        r.key = ToKey(e);
       } else if (PyUnicode_Check(e.ptr())) {
         uint64_t key = 0;
-        Check(wt_service_endpoint_key(s, e.cast<std::string>().c_str(), &key));
+        const std::string id = e.cast<std::string>();
+        Check(wt_service_endpoint_key(s, CString(id, "endpoint id"), &key));
         r.key = key;
       } else if (IsPick(e)) {
         r.key = PickOf(e).key;
