@@ -288,3 +288,28 @@ def test_pick_objects_are_plain_values(engine, svc):
         svc.cancel(None)
     engine.close()
     assert p.endpoint in ("a", "b", "c") and p.key > 0  # a value: outlives its engine
+
+
+README_EXAMPLE = '''
+import weighted
+
+engine = weighted.Engine.from_file("examples/config/default.json")
+orders = engine.service("orders")
+orders.set_endpoints({"10.0.0.7:8080": 100, "10.0.0.8:8080": 100, "10.0.0.9:8080": 50})
+
+with orders.call() as call:                # picks an endpoint, times the block, reports the outcome
+    status = send_request(call.endpoint)   # your HTTP client
+    call.set_http_status(status)           # a 5xx counts against the endpoint, a 4xx does not
+print(engine.snapshot()["services"][0]["endpoints"][0]["weight"])
+'''
+
+
+def test_readme_example_runs(monkeypatch, capsys):
+    from pathlib import Path
+    monkeypatch.chdir(Path(__file__).resolve().parents[2])
+    sent = []
+    namespace = {"send_request": lambda endpoint: sent.append(endpoint) or 503}
+    exec(compile(README_EXAMPLE, "README", "exec"), namespace)
+    namespace["engine"].close()
+    assert len(sent) == 1 and float(capsys.readouterr().out) == 100.0
+    assert len([line for line in README_EXAMPLE.strip().splitlines()]) <= 11
