@@ -258,8 +258,10 @@ def main():
     if core:
         w("## Core (C API): engine vs nginx smooth WRR (mutex) and Envoy EDF")
         w("")
-        w("Wall-clock median per operation (CPU-time median in parentheses). With 2 threads the time is")
-        w("wall time / operations of both threads, the inverse of throughput. Ratios < 1: the engine is")
+        w("Wall-clock median per operation (CPU-time median in parentheses). With 2 threads the wall")
+        w("time is wall time / operations of both threads (the inverse of throughput) and the CPU time is")
+        w("CPU of both threads / operations. Ratios divide CPU-time medians (on this shared machine the")
+        w("wall ratios mostly compare how long each benchmark waited for a core); < 1: the engine is")
         w("faster. SWRR is shared by the threads behind one mutex (nginx with a `zone`); EDF is one per")
         w("thread (Envoy gives each worker its own balancer). `report` for SWRR is nginx's")
         w("`free_peer` bookkeeping under the lock; for EDF pick+report adds an atomic per-host counter.")
@@ -277,8 +279,13 @@ def main():
                     dv = get(d, n, t) if d else None
                     if ev is None:
                         continue
-                    w(f"| {op} | {n} | {t} | {fmt_ns(ev)} ({fmt_ns(get(e, n, t, 'cpu'))}) | {fmt_ns(sv)} | "
-                      f"{fmt_ns(dv)} | {ratio(ev, sv)} | {ratio(ev, dv)} |")
+                    ec, sc = get(e, n, t, "cpu"), get(s, n, t, "cpu")
+                    dc = get(d, n, t, "cpu") if d else None
+
+                    def cell(wall, cpu):
+                        return "-" if wall is None else f"{fmt_ns(wall)} ({fmt_ns(cpu)})"
+                    w(f"| {op} | {n} | {t} | {cell(ev, ec)} | {cell(sv, sc)} | {cell(dv, dc)} | "
+                      f"{ratio(ec, sc)} | {ratio(ec, dc)} |")
         w("")
         w("### Controller cycle, exposition, memory")
         w("")
@@ -288,8 +295,9 @@ def main():
             if k.startswith("BM_Cycle"):
                 w(f"| `{k}` | {fmt_ns(r['real'])} | {fmt_ns(r.get('cpu_ms', 0) * 1e6)} (cycle thread) | |")
             elif k.startswith(("BM_SnapshotJson", "BM_Prometheus")):
+                # ns_per_endpoint is an inverted rate: Google Benchmark writes seconds per endpoint.
                 w(f"| `{k}` | {fmt_ns(r['real'])} | {fmt_ns(r['cpu'])} | {r.get('bytes', 0) / 1024:.0f} KiB of text, "
-                  f"{r.get('ns_per_endpoint', 0):.0f} ns per endpoint |")
+                  f"{r.get('ns_per_endpoint', 0) * 1e9:.0f} ns of CPU per endpoint |")
             elif k.startswith("BM_Memory"):
                 w(f"| `{k}` | - | - | {r['bytes_per_endpoint']:.0f} B per endpoint in steady state, "
                   f"{r['bytes_per_endpoint_idle']:.0f} B right after set_endpoints |")
