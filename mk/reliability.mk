@@ -47,13 +47,15 @@ fuzz-build: fuzz-setup
 
 # Each target starts from a copy of its seed corpus (new inputs go to build/, never into the
 # repository) and stops at the first crash, leak, timeout or sanitizer report, with the input
-# saved under build/fuzz/artifacts/.
+# saved under build/fuzz/artifacts/. fuzz_api gets room for long call sequences (libFuzzer would
+# otherwise start from the seeds' ~20 bytes and grow the limit slowly).
 define fuzz_run
 	@for t in $(FUZZ_TARGETS); do \
 	  mkdir -p $(FUZZ_DIR)/corpus/$$t $(FUZZ_DIR)/artifacts; \
 	  dict=; [ -f fuzz/$$t.dict ] && dict=-dict=fuzz/$$t.dict; \
+	  extra=; [ $$t = api ] && extra=-max_len=2048; \
 	  echo "fuzz: $$t for $(1) s"; \
-	  $(FUZZ_DIR)/fuzz_$$t $(FUZZ_DIR)/corpus/$$t fuzz/corpus/$$t $$dict -max_total_time=$(1) \
+	  $(FUZZ_DIR)/fuzz_$$t $(FUZZ_DIR)/corpus/$$t fuzz/corpus/$$t $$dict $$extra -max_total_time=$(1) \
 	    -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 -artifact_prefix=$(FUZZ_DIR)/artifacts/$$t- \
 	    2>$(FUZZ_DIR)/$$t.log || { tail -60 $(FUZZ_DIR)/$$t.log; echo "fuzz: $$t FAILED"; exit 1; }; \
 	  grep -E 'stat::(number_of_executed_units|average_exec_per_sec|new_units_added)|cov:.*DONE|DONE' $(FUZZ_DIR)/$$t.log | tail -4; \
