@@ -33,8 +33,8 @@ const Entry kEntries[] = {
      [](const PolicyEnv& e) { return MakeEngine(e, "{}"); }},
     {"engine_article", "this engine, article profile (literal S-S1/S-P1 rules)",
      [](const PolicyEnv& e) { return MakeEngine(e, R"({"profile":"article"})"); }},
-    {"engine_load_aware", "this engine, default profile with picker.mode load_aware",
-     [](const PolicyEnv& e) { return MakeEngine(e, R"({"picker":{"mode":"load_aware"}})"); }},
+    {"engine_weighted", "this engine, default profile with picker.mode weighted (exact draws)",
+     [](const PolicyEnv& e) { return MakeEngine(e, R"({"picker":{"mode":"weighted"}})"); }},
 #endif
     {"oracle", "reference limit: knows true service and error rates (not a competitor)",
      MakeOracle},

@@ -20,7 +20,7 @@ ROOT = Path(__file__).resolve().parents[2]
 SCENARIOS = ["open_loop", "hard_down", "flapping", "slow_recovery", "sinkhole", "heterogeneous",
              "all_degraded", "tidal"]
 SCENARIO_POLICIES = ["round_robin", "least_request", "peak_ewma", "grpc_wrr",
-                     "envoy_outlier_eject_one", "engine_default", "engine_load_aware", "oracle"]
+                     "envoy_outlier_eject_one", "engine_default", "engine_weighted", "oracle"]
 
 
 def pct(x):

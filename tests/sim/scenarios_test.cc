@@ -54,6 +54,22 @@ TEST(Scenarios, SeedEngineDefaultBeatsRoundRobin) {
   EXPECT_LT(Get(r, "engine_default", "sick_share"), Get(r, "round_robin", "sick_share"));
 }
 
+TEST(Scenarios, SeedNoPeerBeatsTheEngineOnBothThroughputAndErrors) {
+  const std::vector<std::string> peers = {"round_robin", "fixed_weights", "random",
+                                          "least_request", "peak_ewma", "grpc_wrr",
+                                          "envoy_outlier", "envoy_outlier_eject_one"};
+  std::vector<std::string> all = peers;
+  all.push_back("engine_default");
+  const json r = RunFile("seed", all);
+  const double tps = Get(r, "engine_default", "mean_success_tps");
+  const double err = Get(r, "engine_default", "error_rate");
+  for (const std::string& p : peers) {
+    const bool more = Get(r, p.c_str(), "mean_success_tps") > tps;
+    const bool fewer = Get(r, p.c_str(), "error_rate") < err;
+    EXPECT_FALSE(more && fewer) << p;
+  }
+}
+
 TEST(Scenarios, SinkholeDoesNotAttractTheEngine) {
   const json r = RunFile("sinkhole", {"least_request", "engine_default"});
   EXPECT_LT(Get(r, "engine_default", "sick_share"), 1.0 / 3);  // below its fair share
@@ -76,10 +92,12 @@ TEST(Scenarios, AllDegradedPanicFallbackKeepsServing) {
   EXPECT_GT(Get(r, "engine_strict", "panic_picks"), 0.3 * Get(r, "engine_strict", "requests"));
 }
 
-TEST(Scenarios, HardDownAndFlappingCostTheEngineFewerErrorsThanRoundRobin) {
-  for (const char* name : {"hard_down", "flapping"}) {
+TEST(Scenarios, HardDownFlappingAndSinkholeCostTheEngineFewerErrorsThanRoundRobin) {
+  for (const char* name : {"hard_down", "flapping", "sinkhole"}) {
     const json r = RunFile(name, {"round_robin", "engine_default"});
     EXPECT_LT(Get(r, "engine_default", "error_rate"), Get(r, "round_robin", "error_rate")) << name;
+    EXPECT_LT(Get(r, "engine_default", "max_error_rate"), Get(r, "round_robin", "max_error_rate"))
+        << name;
   }
 }
 

@@ -42,7 +42,7 @@ TEST(Simulator, SameSeedSameBytes) {
 
 #ifdef WEIGHTED_SIM_HAVE_ENGINE
 TEST(Simulator, EngineRunsAreDeterministicToo) {
-  const json opts = {{"policies", {"engine_default", "engine_load_aware"}}};
+  const json opts = {{"policies", {"engine_default", "engine_weighted"}}};
   EXPECT_EQ(RunScenarioJson(Scenario3(), opts.dump()), RunScenarioJson(Scenario3(), opts.dump()));
 }
 #endif
