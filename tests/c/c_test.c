@@ -24,8 +24,8 @@ static void on_event(void* user, const wt_event* ev) {
 }
 
 int main(void) {
-  const char* cfg = "{\"seed\": 3, \"rules\": [{\"metric\": \"error_rate\", \"threshold\": 0.01, "
-                    "\"penalty\": 1.0}]}";
+  const char* cfg = "{\"seed\": 3, \"picker\": {\"mode\": \"weighted\"}, \"rules\": [{\"metric\": "
+                    "\"error_rate\", \"threshold\": 0.01, \"penalty\": 1.0}]}";
   wt_engine* e = NULL;
   wt_service* s = NULL;
   wt_pick pick;
