@@ -53,7 +53,7 @@ define fuzz_run
 	@for t in $(FUZZ_TARGETS); do \
 	  mkdir -p $(FUZZ_DIR)/corpus/$$t $(FUZZ_DIR)/artifacts; \
 	  dict=; [ -f fuzz/$$t.dict ] && dict=-dict=fuzz/$$t.dict; \
-	  extra=; [ $$t = api ] && extra=-max_len=2048; \
+	  extra=; [ $$t = api ] && extra="-max_len=2048 -len_control=0"; \
 	  echo "fuzz: $$t for $(1) s"; \
 	  $(FUZZ_DIR)/fuzz_$$t $(FUZZ_DIR)/corpus/$$t fuzz/corpus/$$t $$dict $$extra -max_total_time=$(1) \
 	    -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 -artifact_prefix=$(FUZZ_DIR)/artifacts/$$t- \
