@@ -69,10 +69,11 @@ ServiceReference ComputeReference(const std::vector<const WindowStats*>& known) 
   return ref;
 }
 
-Evaluation Evaluate(const std::vector<Rule>& rules, const WindowStats& stats, bool has_requests,
-                    const ServiceReference& ref) {
-  Evaluation ev;
-  ev.hits.reserve(rules.size());
+void Evaluate(const std::vector<Rule>& rules, const WindowStats& stats, bool has_requests,
+              const ServiceReference& ref, Evaluation* out) {
+  Evaluation& ev = *out;
+  ev.penalty = 0;
+  ev.hits.clear();
   for (const Rule& r : rules) {
     RuleHit h{r.metric};
     h.penalty = r.penalty;
@@ -88,7 +89,6 @@ Evaluation Evaluate(const std::vector<Rule>& rules, const WindowStats& stats, bo
     if (h.fired) ev.penalty += r.penalty;
     ev.hits.push_back(h);
   }
-  return ev;
 }
 
 }  // namespace weighted

@@ -35,7 +35,8 @@ struct Evaluation {
 
 // `has_requests` says whether the window holds at least min_requests results; without it,
 // request-based rules are not evaluated (an endpoint with no data is unknown, not sick).
-Evaluation Evaluate(const std::vector<Rule>& rules, const WindowStats& stats, bool has_requests,
-                    const ServiceReference& ref);
+// Writes into `out`, reusing its storage: the controller evaluates every endpoint every cycle.
+void Evaluate(const std::vector<Rule>& rules, const WindowStats& stats, bool has_requests,
+              const ServiceReference& ref, Evaluation* out);
 
 }  // namespace weighted

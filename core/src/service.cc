@@ -172,7 +172,7 @@ void Service::Cycle(const Config& cfg, int64_t now, std::vector<PendingEvent>* e
   }
   const ServiceReference ref = ComputeReference(known);
   for (Endpoint* ep : endpoints_) {
-    ep->ctl.eval = Evaluate(cfg.rules, ep->ctl.stats, ep->ctl.known, ref);
+    Evaluate(cfg.rules, ep->ctl.stats, ep->ctl.known, ref, &ep->ctl.eval);
     StepEndpoint(cfg, now, *ep, events);
     if (ep->ctl.slow_start && SlowStartFactor(cfg, ep->ctl.added_ns, now) >= 1) {
       ep->ctl.slow_start = false;
