@@ -113,29 +113,31 @@ Status Engine::SetEndpoints(Service* svc, const wt_endpoint_spec* specs, size_t 
   return s;
 }
 
-void Engine::Dispatch(std::vector<std::pair<Service*, std::vector<PendingEvent>>>& batches) {
+void Engine::Dispatch(EventBatches& batches) {
   for (auto& [svc, evs] : batches) events_.Dispatch(svc->name(), evs);
 }
 
-void Engine::RunCycleAt(int64_t now) {
+void Engine::RunCycleAt(int64_t now, EventBatches* batches) {
   auto cfg = config();
   std::vector<Service*> services;
   {
     std::lock_guard lock(services_mu_);
     for (auto& [name, svc] : services_) services.push_back(svc.get());
   }
-  std::vector<std::pair<Service*, std::vector<PendingEvent>>> batches;
   for (Service* svc : services) {
     std::vector<PendingEvent> evs;
     svc->Cycle(*cfg, now, &evs);
-    if (!evs.empty()) batches.emplace_back(svc, std::move(evs));
+    if (!evs.empty()) batches->emplace_back(svc, std::move(evs));
   }
-  Dispatch(batches);
 }
 
 void Engine::RunCycle() {
-  std::lock_guard lock(cycle_mu_);
-  RunCycleAt(Now());
+  EventBatches batches;
+  {
+    std::lock_guard lock(cycle_mu_);
+    RunCycleAt(Now(), &batches);
+  }
+  Dispatch(batches);
 }
 
 Status Engine::Advance(int64_t delta_ns) {
@@ -147,20 +149,24 @@ Status Engine::Advance(int64_t delta_ns) {
     return InvalidArgument(fmt::format("wt_engine_advance: delta_ns must be >= 0 (time never "
                                        "runs backwards), got {}", delta_ns));
   }
-  std::lock_guard lock(cycle_mu_);
-  // The clock ends at kMaxManualNs (146 years) so that now + delta and the next cycle time (at
-  // most a day later) never overflow int64: signed overflow is undefined behaviour.
-  if (delta_ns > kMaxManualNs - manual_clock_->NowNs()) {
-    return InvalidArgument(fmt::format("wt_engine_advance: delta_ns {} would move the manual "
-                                       "clock past its end ({} ns)", delta_ns, kMaxManualNs));
+  EventBatches batches;
+  {
+    std::lock_guard lock(cycle_mu_);
+    // The clock ends at kMaxManualNs (146 years) so that now + delta and the next cycle time (at
+    // most a day later) never overflow int64: signed overflow is undefined behaviour.
+    if (delta_ns > kMaxManualNs - manual_clock_->NowNs()) {
+      return InvalidArgument(fmt::format("wt_engine_advance: delta_ns {} would move the manual "
+                                         "clock past its end ({} ns)", delta_ns, kMaxManualNs));
+    }
+    const int64_t target = manual_clock_->NowNs() + delta_ns;
+    while (next_cycle_ns_ <= target) {
+      manual_clock_->Set(next_cycle_ns_);
+      RunCycleAt(next_cycle_ns_, &batches);
+      next_cycle_ns_ += config()->controller.interval_ms * kNsPerMs;
+    }
+    manual_clock_->Set(target);
   }
-  const int64_t target = manual_clock_->NowNs() + delta_ns;
-  while (next_cycle_ns_ <= target) {
-    manual_clock_->Set(next_cycle_ns_);
-    RunCycleAt(next_cycle_ns_);
-    next_cycle_ns_ += config()->controller.interval_ms * kNsPerMs;
-  }
-  manual_clock_->Set(target);
+  Dispatch(batches);
   return Status::Ok();
 }
 

@@ -43,9 +43,12 @@ class Engine {
 
  private:
   Engine(Config cfg, int clock_mode);
-  void RunCycleAt(int64_t now);  // requires cycle_mu_
+  using EventBatches = std::vector<std::pair<Service*, std::vector<PendingEvent>>>;
+  // Requires cycle_mu_. Appends the cycle's events to `out`; the caller dispatches them after
+  // releasing cycle_mu_, so a callback may call back into the engine.
+  void RunCycleAt(int64_t now, EventBatches* out);
   void ControllerLoop();
-  void Dispatch(std::vector<std::pair<Service*, std::vector<PendingEvent>>>& batches);
+  void Dispatch(EventBatches& batches);
 
   static constexpr uint64_t kMagic = 0x77742d656e67696eull;  // "wt-engin"
   uint64_t magic_ = kMagic;

@@ -211,6 +211,29 @@ TEST_F(Api, LastErrorIsClearedBySuccessAndIsPerThread) {
   EXPECT_EQ(std::string(wt_last_error()), "");
 }
 
+TEST_F(Api, CallbacksMayCallBackIntoTheEngine) {
+  // Events are delivered after the engine released its locks: a callback that picks, reports
+  // and even runs a cycle must not deadlock.
+  struct Ctx {
+    wt_engine* e;
+    wt_service* s;
+    int reentered = 0;
+  } ctx{h.engine(), h.svc()};
+  ASSERT_EQ(wt_engine_set_event_callback(h.engine(), [](void* u, const wt_event* ev) {
+    auto* c = static_cast<Ctx*>(u);
+    if (ev->type != WT_EVENT_ENDPOINT_ADDED || c->reentered++) return;
+    wt_pick p;
+    EXPECT_EQ(wt_service_pick(c->s, &p), WT_OK);
+    EXPECT_EQ(wt_service_complete(c->s, &p, 1, WT_OUTCOME_SUCCESS), WT_OK);
+    EXPECT_EQ(wt_engine_run_cycle(c->e), WT_OK);
+    EXPECT_EQ(wt_engine_advance(c->e, 1000), WT_OK);
+  }, &ctx), WT_OK);
+  wt_endpoint_spec specs[] = {{"a", 1}, {"b", 1}, {"c", 1}};
+  ASSERT_EQ(wt_service_set_endpoints(h.svc(), specs, 3), WT_OK);
+  EXPECT_EQ(ctx.reentered, 1);
+  wt_engine_set_event_callback(h.engine(), nullptr, nullptr);
+}
+
 TEST(RealClock, TheControllerThreadRunsCyclesOnItsOwn) {
   const std::string cfg = R"({"controller": {"interval_ms": 20, "cooldown_ms": 20},
       "window": {"length_ms": 20, "min_requests": 1},

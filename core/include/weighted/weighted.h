@@ -71,8 +71,9 @@ typedef enum wt_status {
   WT_ERR_NO_ENDPOINT = 6,      /* pick on a service whose endpoint set is empty */
   WT_ERR_LIMIT = 7,            /* a configured limit (config size, services, endpoints) */
   WT_ERR_WRONG_CLOCK = 8,      /* a manual-clock call on a real-clock engine, or the reverse */
-  WT_ERR_STALE = 9,            /* report on an endpoint key whose endpoint has since been
-                                  removed; the outcome is counted as stale, not lost */
+  WT_ERR_STALE = 9,            /* an endpoint key that is not in the service's current set
+                                  (removed since the pick, or never issued); a report on it
+                                  is counted as stale, not lost */
   WT_ERR_NO_MEMORY = 10,
   WT_ERR_DUPLICATE = 11,       /* the same endpoint id twice in one endpoint set */
   WT_ERR_INTERNAL = 99         /* a bug: please report it with the message */
@@ -279,10 +280,12 @@ typedef struct wt_event {
   const char* reason;    /* JSON object: the rules that fired, on which values */
 } wt_event;
 
-/* Called for every event, from the controller thread (real clock) or from the thread inside
- * wt_engine_advance()/wt_engine_run_cycle() (manual clock), never while the engine holds a
- * lock. The event and its strings are valid only during the call. It must not call
- * wt_engine_destroy() or wt_engine_set_event_callback(). NULL removes the callback. */
+/* Called for every event, in order: from the controller thread (real clock), from the thread
+ * inside wt_engine_advance()/wt_engine_run_cycle() (after the cycles it ran), or from the thread
+ * whose wt_service_set_endpoints()/wt_engine_reload() caused the event. It runs after the engine
+ * has released its locks, so it may pick, report, advance or reload; it must not call
+ * wt_engine_destroy() or wt_engine_set_event_callback() (calls are serialised on the callback).
+ * The event and its strings are valid only during the call. NULL removes the callback. */
 typedef void (*wt_event_fn)(void* user, const wt_event* event);
 WT_API wt_status wt_engine_set_event_callback(wt_engine* engine, wt_event_fn fn, void* user);
 
@@ -297,7 +300,9 @@ WT_API wt_status wt_engine_poll_event(wt_engine* engine, wt_event* out, int* out
  * ------------------------------------------------------------------------------------------- */
 
 /* All state as JSON (weights, targets, penalties with per-rule contributions, states, window
- * statistics, lifetime totals); free *out_json with wt_free(). *out_len may be NULL. */
+ * statistics, lifetime totals); free *out_json with wt_free(). *out_len may be NULL.
+ * Weights, penalties, states and window statistics (resources included) are the controller's
+ * view as of its last cycle; lifetime totals and in-flight counts are live. */
 WT_API wt_status wt_engine_snapshot_json(wt_engine* engine, char** out_json, size_t* out_len);
 /* The same in Prometheus text exposition format 0.0.4. */
 WT_API wt_status wt_engine_prometheus(wt_engine* engine, char** out_text, size_t* out_len);
