@@ -74,10 +74,16 @@ Status Engine::Reload(std::string_view json) {
     config_ = next;
   }
   events_.SetCapacity(next->events.queue_capacity);
-  for (Service* svc : services) svc->Republish(*next);
+  EventBatches batches;
+  for (Service* svc : services) {
+    std::vector<PendingEvent> evs;
+    svc->Republish(*next, &evs);
+    if (!evs.empty()) batches.emplace_back(svc, std::move(evs));
+  }
   std::vector<PendingEvent> ev{{WT_EVENT_CONFIG_RELOADED, Now(), "", 0, 0,
                                 fmt::format(R"({{"profile":"{}"}})", next->profile)}};
   events_.Dispatch("", ev);
+  Dispatch(batches);
   return Status::Ok();
 }
 

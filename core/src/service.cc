@@ -182,10 +182,10 @@ void Service::Cycle(const Config& cfg, int64_t now, std::vector<PendingEvent>* e
   reclaimer_.Collect();
 }
 
-void Service::Republish(const Config& cfg) {
+void Service::Republish(const Config& cfg, std::vector<PendingEvent>* events) {
   std::lock_guard lock(mu_);
-  std::vector<PendingEvent> ignored;  // a reload changes no weight, so no event is due
-  Publish(cfg, clock_.NowNs(), &ignored);
+  // Weights stay, but a new panic threshold can start or end a panic.
+  Publish(cfg, clock_.NowNs(), events);
   reclaimer_.Collect();
 }
 

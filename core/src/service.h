@@ -40,7 +40,7 @@ class Service {
   // One controller cycle at `now`: drain, window, evaluate, step, publish.
   void Cycle(const Config& cfg, int64_t now, std::vector<PendingEvent>* events);
   // Rebuilds the snapshot under a new config (reload) without a cycle.
-  void Republish(const Config& cfg);
+  void Republish(const Config& cfg, std::vector<PendingEvent>* events);
 
   // ---- hot path (lock-free) ----
   Status Pick(wt_pick* out);

@@ -212,6 +212,16 @@ TEST(Model, PanicFallsBackToRoundRobinAndLeavesWhenWeightsRecover) {
   h.Drive(40, 300, [](const std::string&) { return Ok(); });
   EXPECT_EQ(h.Count(WT_EVENT_PANIC_EXIT), 1);
   EXPECT_FALSE(h.Snapshot()["services"][0]["panic"].get<bool>());
+  // A reload that moves the threshold above the current weights starts a panic at once.
+  const std::string low = R"({"seed": 9, "picker": {"mode": "weighted"}, "panic": {"threshold": 0.3}})";
+  const std::string high = R"({"seed": 9, "picker": {"mode": "weighted"}, "panic": {"threshold": 0.6}})";
+  ASSERT_EQ(wt_engine_reload(h.engine(), low.data(), low.size()), WT_OK);
+  h.Drive(5, 300, [&](const std::string& id) { return sick(id); });
+  ASSERT_EQ(h.Count(WT_EVENT_PANIC_ENTER), 1) << "weights of 0.5 are not below 0.3";
+  ASSERT_EQ(wt_engine_reload(h.engine(), high.data(), high.size()), WT_OK);
+  EXPECT_EQ(h.Count(WT_EVENT_PANIC_ENTER), 2);
+  EXPECT_EQ(h.events().back().type, WT_EVENT_PANIC_ENTER);
+  EXPECT_TRUE(h.Snapshot()["services"][0]["panic"].get<bool>());
 }
 
 }  // namespace
