@@ -194,6 +194,16 @@ void CheckConsistency(const json& doc, const Config& c) {
                               "two windows would never count toward any decision",
                               c.window.length_ms, c.controller.interval_ms));
   }
+  // Each endpoint keeps one sample per cycle of its window: bound the count, so a config cannot
+  // ask for millions of samples per endpoint (10 ms cycles over a day would be 8.64 million).
+  constexpr int64_t kMaxWindowSlots = 1000;
+  if (c.window.length_ms > kMaxWindowSlots * c.controller.interval_ms) {
+    Contradiction(doc, {"/window/length_ms", "/controller/interval_ms"},
+                  fmt::format("window.length_ms ({}) spans more than {} controller cycles of "
+                              "controller.interval_ms ({}); every endpoint keeps one sample per "
+                              "cycle of its window, so lengthen the interval or shorten the window",
+                              c.window.length_ms, kMaxWindowSlots, c.controller.interval_ms));
+  }
   if (c.isolation.max_ms < c.controller.interval_ms) {
     Contradiction(doc, {"/isolation/max_ms", "/controller/interval_ms"},
                   fmt::format("isolation.max_ms ({}) is shorter than controller.interval_ms ({}); "

@@ -534,12 +534,15 @@ TEST(ConfigIntegers, SeedTakesTheWholeUint64Range) {
 
 TEST(ConfigIntegers, BoundariesAreInclusive) {
   const Config c = MustParse(R"({"controller": {"interval_ms": 10, "max_step": 1,
-      "cooldown_ms": 0}, "window": {"length_ms": 86400000, "min_requests": 1},
+      "cooldown_ms": 0}, "window": {"length_ms": 10000, "min_requests": 1},
       "isolation": {"probe_share": 0, "probe_min_per_s": 1000, "max_ms": 86400000},
       "panic": {"threshold": 0}, "slow_start": {"window_ms": 0, "min_fraction": 1},
       "limits": {"max_config_bytes": 1048576}})");
   EXPECT_EQ(c.controller.interval_ms, 10);
-  EXPECT_EQ(c.window.length_ms, 86400000);
+  EXPECT_EQ(c.window.length_ms, 10000);  // exactly 1000 cycles: the slot bound is inclusive
+  const Config d = MustParse(R"({"controller": {"interval_ms": 86400},
+      "window": {"length_ms": 86400000}, "isolation": {"max_ms": 86400000}})");
+  EXPECT_EQ(d.window.length_ms, 86400000);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -555,6 +558,9 @@ INSTANTIATE_TEST_SUITE_P(
         BadCase{R"({"controller": {"interval_ms": 20000}})", WT_ERR_CONFIG_INVALID,
                 "/controller/interval_ms: window.length_ms (10000) is shorter than "
                 "controller.interval_ms (20000)"},
+        BadCase{R"({"controller": {"interval_ms": 10}, "window": {"length_ms": 86400000}})",
+                WT_ERR_CONFIG_INVALID, "/window/length_ms: window.length_ms (86400000) spans more "
+                "than 1000 controller cycles"},
         BadCase{R"({"controller": {"interval_ms": 20000}, "window": {"length_ms": 15000}})",
                 WT_ERR_CONFIG_INVALID, "/window/length_ms: window.length_ms (15000)"},
         BadCase{R"({"isolation": {"max_ms": 1000}})", WT_ERR_CONFIG_INVALID,
