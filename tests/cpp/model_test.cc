@@ -15,20 +15,26 @@ struct EveryNth {
   }
 };
 
-TEST(Model, ArticleExampleTiltsTrafficToTheHealthyNodeAndKeepsATrickleToTheOthers) {
-  // A: GC pauses (latency x5, some timeouts); B: hot CPU and some errors; C: fine (BRIEF).
-  Harness h;
-  h.Set({{"A", 1}, {"B", 1}, {"C", 1}});
-  std::map<std::string, int> n;
-  auto behaviour = [&](const std::string& id) -> Outcome {
-    const int k = ++n[id];
+// The article's example (BRIEF): A has GC pauses (latency x5, some timeouts), B a hot CPU and
+// some errors, C is fine.
+struct ArticleNodes {
+  std::map<std::string, int> calls;
+  Outcome operator()(const std::string& id) {
+    const int k = ++calls[id];
     if (id == "A") return k % 20 == 0 ? Outcome{1000, WT_OUTCOME_TIMEOUT} : Ok(100);
     if (id == "B") return k % 40 == 0 ? Outcome{20, WT_OUTCOME_HTTP_5XX} : Ok(20);
     return Ok(20);
-  };
-  auto cpu = [](const std::string& id) { return id == "B" ? 0.95 : 0.4; };
-  h.Drive(30, 200, behaviour, cpu);
-  auto picks = h.Drive(20, 200, behaviour, cpu);
+  }
+  static double Cpu(const std::string& id) { return id == "B" ? 0.95 : 0.4; }
+};
+
+TEST(Model, ArticleExampleTiltsTrafficToTheHealthyNodeAndKeepsATrickleToTheOthers) {
+  Harness h;
+  h.Set({{"A", 1}, {"B", 1}, {"C", 1}});
+  ArticleNodes behaviour;
+  auto cpu = ArticleNodes::Cpu;
+  h.Drive(30, 200, std::ref(behaviour), cpu);
+  auto picks = h.Drive(20, 200, std::ref(behaviour), cpu);
   const int total = picks["A"] + picks["B"] + picks["C"];
   EXPECT_GT(picks["C"], total / 2) << "most traffic goes to C";
   EXPECT_GT(picks["A"], 0) << "A keeps a keep-alive trickle";
@@ -45,15 +51,9 @@ TEST(Model, ArticleExampleWithTheDefaultLoadAwarePicker) {
   // answers and B's errors within a few requests; the keep-alive share keeps both observed.
   Harness h(R"({"seed": 42})");
   h.Set({{"A", 1}, {"B", 1}, {"C", 1}});
-  std::map<std::string, int> n;
-  auto behaviour = [&](const std::string& id) -> Outcome {
-    const int k = ++n[id];
-    if (id == "A") return k % 20 == 0 ? Outcome{1000, WT_OUTCOME_TIMEOUT} : Ok(100);
-    if (id == "B") return k % 40 == 0 ? Outcome{20, WT_OUTCOME_HTTP_5XX} : Ok(20);
-    return Ok(20);
-  };
-  auto cpu = [](const std::string& id) { return id == "B" ? 0.95 : 0.4; };
-  auto picks = h.Drive(50, 200, behaviour, cpu);
+  ArticleNodes behaviour;
+  auto cpu = ArticleNodes::Cpu;
+  auto picks = h.Drive(50, 200, std::ref(behaviour), cpu);
   const int total = picks["A"] + picks["B"] + picks["C"];
   EXPECT_GT(picks["C"], total / 2);
   EXPECT_LT(picks["A"], picks["B"]) << "slow A costs more than B, whose errors are rarer";
