@@ -482,7 +482,7 @@ class Call:
         self._cancelled = True
 
     def __enter__(self) -> "Call":
-        self.pick = self._service.pick()
+        self.pick = self._acquire()
         self._start = time.perf_counter_ns()
         return self
 
@@ -490,7 +490,7 @@ class Call:
         elapsed_ms = (time.perf_counter_ns() - self._start) / 1e6
         assert self.pick is not None
         if self._cancelled or (exc is not None and not isinstance(exc, Exception)):
-            self._finish(lambda: self._service.cancel(self.pick))
+            self._release(self.pick)
             return
         latency = elapsed_ms if self.latency_ms is None else self.latency_ms
         if self.outcome is not None:
@@ -499,7 +499,17 @@ class Call:
             outcome = self._classify(exc)
         else:
             outcome = Outcome.SUCCESS
-        self._finish(lambda: self._service.complete(self.pick, latency, outcome))
+        self._record(self.pick, latency, outcome)
+
+    # The three steps a subclass may route elsewhere (weighted.breaker.BridgeCall does).
+    def _acquire(self) -> Pick:
+        return self._service.pick()
+
+    def _release(self, pick: Pick) -> None:
+        self._finish(lambda: self._service.cancel(pick))
+
+    def _record(self, pick: Pick, latency_ms: float, outcome: Union[Outcome, int, str]) -> None:
+        self._finish(lambda: self._service.complete(pick, latency_ms, outcome))
 
     @staticmethod
     def _finish(action: Callable[[], None]) -> None:

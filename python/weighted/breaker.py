@@ -268,22 +268,11 @@ class BridgeCall(Call):
         super().__init__(bridge.service, classify)
         self._bridge = bridge
 
-    def __enter__(self) -> "BridgeCall":
-        self.pick = self._bridge.pick()
-        self._start = time.perf_counter_ns()
-        return self
+    def _acquire(self) -> Pick:
+        return self._bridge.pick()
 
-    def __exit__(self, exc_type: Any, exc: Optional[BaseException], tb: Any) -> None:
-        elapsed_ms = (time.perf_counter_ns() - self._start) / 1e6
-        assert self.pick is not None
-        if self._cancelled or (exc is not None and not isinstance(exc, Exception)):
-            self._bridge.release(self.pick)
-            return
-        latency = elapsed_ms if self.latency_ms is None else self.latency_ms
-        if self.outcome is not None:
-            outcome = self.outcome
-        elif exc is not None:
-            outcome = self._classify(exc)
-        else:
-            outcome = Outcome.SUCCESS
-        self._bridge.record(self.pick, latency, outcome)
+    def _release(self, pick: Pick) -> None:
+        self._bridge.release(pick)
+
+    def _record(self, pick: Pick, latency_ms: float, outcome: Any) -> None:
+        self._bridge.record(pick, latency_ms, outcome)
