@@ -3,16 +3,29 @@
 #include <fstream>
 
 #include "c_api.h"
+#include "tls.h"
 
 namespace weighted {
 
 namespace {
+// The message lives in a std::string, whose thread_local needs a constructor and a destructor:
+// in a shared library every access to it goes through __tls_get_addr and an init guard. A
+// successful call (the hot path) only reads the one-byte flag, which has the initial-exec model
+// (a %fs-relative load), and touches the string only when there is a message to clear.
 thread_local std::string t_last_error;
-}
+WT_TLS_INITIAL_EXEC bool t_has_error = false;
+}  // namespace
 
 void SetLastError(const Status& s) {
-  if (s.ok()) t_last_error.clear();
-  else t_last_error = s.message();
+  if (s.ok()) {
+    if (t_has_error) [[unlikely]] {
+      t_last_error.clear();
+      t_has_error = false;
+    }
+    return;
+  }
+  t_last_error = s.message();
+  t_has_error = true;
 }
 
 Status ReturnString(const std::string& s, char** out, size_t* out_len) {

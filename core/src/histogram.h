@@ -96,6 +96,23 @@ class AtomicHistogram {
     if (!(word.load(std::memory_order_seq_cst) & bit)) word.fetch_or(bit, std::memory_order_seq_cst);
   }
 
+  // Records not yet drained (for lifetime totals; not atomic with concurrent records).
+  uint64_t Pending() const {
+    uint64_t total = 0;
+    for (int w = 0; w < kTouchedWords; ++w) {
+      uint64_t bits = touched_[w].load(std::memory_order_relaxed);
+      while (bits) {
+        const int b = w * 64 + __builtin_ctzll(bits);
+        bits &= bits - 1;
+        const int octave = b / kBucketsPerOctave;
+        if (const Chunk* chunk = chunks_[octave].load(std::memory_order_acquire)) {
+          total += chunk->counts[b - octave * kBucketsPerOctave].load(std::memory_order_relaxed);
+        }
+      }
+    }
+    return total;
+  }
+
   // Moves every count recorded so far into `out` (appended, sorted by bucket). Returns the
   // number of records moved.
   uint64_t Drain(SparseHistogram* out) {

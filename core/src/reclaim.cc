@@ -1,4 +1,5 @@
 #include "reclaim.h"
+#include "tls.h"
 
 #include <linux/membarrier.h>
 #include <sys/syscall.h>
@@ -28,23 +29,29 @@ uint64_t Mix(uint64_t x) {  // splitmix64 finaliser
   return x ^ (x >> 31);
 }
 
-struct ThreadCache {
-  static constexpr int kSize = 8;
-  struct Entry {
-    uint64_t uid = 0;
-    Reclaimer::Reader* reader = nullptr;
-  };
-  Entry entries[kSize];
+// Each thread's most recently used (engine uid, Reader) pairs, most recent first. Plain data
+// with the initial-exec model (tls.h): the lookup on every pick and report is a %fs-relative load.
+struct CacheEntry {
+  uint64_t uid;
+  Reclaimer::Reader* reader;
+};
+constexpr int kCacheSize = 8;
+WT_TLS_INITIAL_EXEC CacheEntry t_cache[kCacheSize];
 
-  static void Release(const Entry& e) {
-    std::lock_guard lock(g_registry_mu);
-    if (e.reader && LiveEngines().count(e.uid)) e.reader->in_use.store(false);
-  }
-  ~ThreadCache() {
-    for (const Entry& e : entries) Release(e);
+void Release(const CacheEntry& e) {
+  std::lock_guard lock(g_registry_mu);
+  if (e.reader && LiveEngines().count(e.uid)) e.reader->in_use.store(false);
+}
+
+// Hands the thread's records back when it exits. Its destructor is what needs a non-trivial
+// thread_local, so it lives apart from the cache and is touched only on a cache miss.
+struct CacheReleaser {
+  bool armed = false;
+  ~CacheReleaser() {
+    for (const CacheEntry& e : t_cache) Release(e);
   }
 };
-thread_local ThreadCache t_cache;
+thread_local CacheReleaser t_releaser;
 
 }  // namespace
 
@@ -84,16 +91,17 @@ Reclaimer::~Reclaimer() {
 }
 
 Reclaimer::Reader& Reclaimer::ThisThread() {
-  auto& e = t_cache.entries;
+  CacheEntry* e = t_cache;
   if (e[0].uid == uid_) return *e[0].reader;
   int i = 1;
-  while (i < ThreadCache::kSize && e[i].uid != uid_) ++i;
-  ThreadCache::Entry found;
-  if (i < ThreadCache::kSize) {
+  while (i < kCacheSize && e[i].uid != uid_) ++i;
+  CacheEntry found;
+  if (i < kCacheSize) {
     found = e[i];
   } else {
-    i = ThreadCache::kSize - 1;
-    ThreadCache::Release(e[i]);  // evict the least recently used engine's record
+    t_releaser.armed = true;  // registers the thread-exit release
+    i = kCacheSize - 1;
+    Release(e[i]);  // evict the least recently used engine's record
     found = {uid_, &Allocate()};
   }
   for (; i > 0; --i) e[i] = e[i - 1];  // move to front

@@ -260,17 +260,15 @@ Status Service::Pick(wt_pick* out) {
   return Status::Ok();
 }
 
-Status Service::CheckOutcome(double latency_ms, int outcome, const Snapshot& snap) const {
-  if (!std::isfinite(latency_ms) || latency_ms < 0 || latency_ms > snap.max_latency_ms) {
-    return InvalidArgument(fmt::format("latency_ms must be finite and in [0, {:g}] "
+Status Service::OutcomeError(const char* where, double latency_ms, int outcome,
+                             const Snapshot& snap) {
+  if (!(latency_ms >= 0 && latency_ms <= snap.max_latency_ms)) {
+    return InvalidArgument(fmt::format("{}: latency_ms must be finite and in [0, {:g}] "
                                        "(limits.max_latency_ms), got {}",
-                                       snap.max_latency_ms, latency_ms));
+                                       where, snap.max_latency_ms, latency_ms));
   }
-  if (outcome < 0 || outcome >= kOutcomes) {
-    return InvalidArgument(fmt::format("outcome must be a wt_outcome (0..{}), got {}",
-                                       kOutcomes - 1, outcome));
-  }
-  return Status::Ok();
+  return InvalidArgument(fmt::format("{}: outcome must be a wt_outcome (0..{}), got {}", where,
+                                     kOutcomes - 1, outcome));
 }
 
 Status Service::Record(Endpoint* ep, double latency_ms, int outcome, const Snapshot& snap) {
@@ -301,8 +299,9 @@ void Service::UpdateLoad(Endpoint* ep, double latency_ms, int outcome, const Sna
 Status Service::Finish(const wt_pick& pick, double latency_ms, int outcome, bool record) {
   Guarded g(*this);
   if (record) {
-    Status s = CheckOutcome(latency_ms, outcome, *g.snap);
-    if (!s.ok()) return {s.code(), "wt_service_complete: " + s.message()};
+    if (!ValidOutcome(latency_ms, outcome, *g.snap)) [[unlikely]] {
+      return OutcomeError("wt_service_complete", latency_ms, outcome, *g.snap);
+    }
   }
   Endpoint* ep = g.snap->members->Find(pick.key);
   if (!ep) {
@@ -316,8 +315,9 @@ Status Service::Finish(const wt_pick& pick, double latency_ms, int outcome, bool
 
 Status Service::ReportKey(uint64_t key, double latency_ms, int outcome) {
   Guarded g(*this);
-  Status s = CheckOutcome(latency_ms, outcome, *g.snap);
-  if (!s.ok()) return {s.code(), "wt_service_report_key: " + s.message()};
+  if (!ValidOutcome(latency_ms, outcome, *g.snap)) [[unlikely]] {
+    return OutcomeError("wt_service_report_key", latency_ms, outcome, *g.snap);
+  }
   Endpoint* ep = g.snap->members->Find(key);
   if (!ep) {
     stale_reports_.fetch_add(1, std::memory_order_relaxed);
@@ -329,8 +329,9 @@ Status Service::ReportKey(uint64_t key, double latency_ms, int outcome) {
 
 Status Service::ReportId(std::string_view id, double latency_ms, int outcome) {
   Guarded g(*this);
-  Status s = CheckOutcome(latency_ms, outcome, *g.snap);
-  if (!s.ok()) return {s.code(), "wt_service_report: " + s.message()};
+  if (!ValidOutcome(latency_ms, outcome, *g.snap)) [[unlikely]] {
+    return OutcomeError("wt_service_report", latency_ms, outcome, *g.snap);
+  }
   Endpoint* ep = g.snap->members->Find(id);
   if (!ep) {
     return NotFound(fmt::format("wt_service_report: no endpoint \"{}\" in service \"{}\"", id, name_));

@@ -71,7 +71,14 @@ class Service {
   void Publish(const Config& cfg, int64_t now, std::vector<PendingEvent>* events);
   Status Record(Endpoint* ep, double latency_ms, int outcome, const Snapshot& snap);
   void UpdateLoad(Endpoint* ep, double latency_ms, int outcome, const Snapshot& snap);
-  Status CheckOutcome(double latency_ms, int outcome, const Snapshot& snap) const;
+  // The check inline (every report pays it), the message out of line. NaN fails both
+  // comparisons; max_latency_ms is finite, so an infinity fails the second.
+  static bool ValidOutcome(double latency_ms, int outcome, const Snapshot& snap) {
+    return latency_ms >= 0 && latency_ms <= snap.max_latency_ms &&
+           static_cast<unsigned>(outcome) < static_cast<unsigned>(kOutcomes);
+  }
+  static Status OutcomeError(const char* where, double latency_ms, int outcome,
+                             const Snapshot& snap);
   uint64_t NewKey();
 
   const std::string name_;

@@ -10,12 +10,14 @@ constexpr double kMicro = 1e6;
 }
 
 void HotStats::Record(double latency_ms, int outcome) {
-  outcomes_[outcome].fetch_add(1, std::memory_order_relaxed);
   // Latency statistics describe service time, so only answers that were served count. A fast
   // failure (refused, 5xx) would make a broken endpoint look fast and raise its healthy peers'
   // relative latency (Prequal's "sinkholing"); a timeout's latency is the client's deadline,
   // and the timeout already counts as an error.
-  if (outcome != WT_OUTCOME_SUCCESS && outcome != WT_OUTCOME_BUSINESS_ERROR) return;
+  if (outcome != WT_OUTCOME_SUCCESS) {
+    outcomes_[outcome].fetch_add(1, std::memory_order_relaxed);
+    if (outcome != WT_OUTCOME_BUSINESS_ERROR) return;
+  }
   const double us = latency_ms * 1000.0;
   latency_sum_us_.fetch_add(static_cast<uint64_t>(us), std::memory_order_relaxed);
   histogram_.Record(BucketOf(us));  // one bucket per served answer: its count is the latency count
@@ -35,19 +37,45 @@ void HotStats::Drain(CycleSample* out) {
   // A relaxed load first: an idle counter costs no locked exchange (a cycle drains every
   // endpoint, and most resource counters are never used).
   auto take = [](auto& a) { return a.load(std::memory_order_relaxed) ? a.exchange(0) : 0; };
+  auto add = [](std::atomic<uint64_t>& a, uint64_t n) {
+    a.store(a.load(std::memory_order_relaxed) + n, std::memory_order_relaxed);
+  };
   for (int i = 0; i < kOutcomes; ++i) {
+    if (i == WT_OUTCOME_SUCCESS) continue;
     const uint64_t n = take(outcomes_[i]);
     out->outcomes[i] += n;
-    drained_[i].store(drained_[i].load(std::memory_order_relaxed) + n, std::memory_order_relaxed);
+    add(drained_[i], n);
   }
   out->latency_sum_us += take(latency_sum_us_);
   const bool had = !out->histogram.empty();
-  out->latency_count += histogram_.Drain(&out->histogram);
+  const uint64_t served = histogram_.Drain(&out->histogram);
   if (had) std::sort(out->histogram.begin(), out->histogram.end());
+  out->latency_count += served;
+  add(drained_served_, served);
+  // Successes = served - business errors, as running totals. A business error recorded while
+  // this runs may have its count and its bucket taken by different drains, making this
+  // cycle's difference one off; the running totals settle it at a later drain (a success moves
+  // by a cycle, none is lost or counted twice), and the handed-out total never goes back.
+  const uint64_t served_total = drained_served_.load(std::memory_order_relaxed);
+  const uint64_t business_total = drained_[WT_OUTCOME_BUSINESS_ERROR].load(std::memory_order_relaxed);
+  const uint64_t handed = drained_[WT_OUTCOME_SUCCESS].load(std::memory_order_relaxed);
+  if (served_total > business_total + handed) {
+    const uint64_t n = served_total - business_total - handed;
+    out->outcomes[WT_OUTCOME_SUCCESS] += n;
+    add(drained_[WT_OUTCOME_SUCCESS], n);
+  }
   for (int i = 0; i < kResources; ++i) {
     out->resource_sum[i] += take(resource_sum_[i]) / kMicro;
     out->resource_n[i] += take(resource_n_[i]);
   }
+}
+
+uint64_t HotStats::Lifetime(int outcome) const {
+  auto get = [](const std::atomic<uint64_t>& a) { return a.load(std::memory_order_relaxed); };
+  if (outcome != WT_OUTCOME_SUCCESS) return get(drained_[outcome]) + get(outcomes_[outcome]);
+  const uint64_t served = get(drained_served_) + histogram_.Pending();
+  const uint64_t business = Lifetime(WT_OUTCOME_BUSINESS_ERROR);
+  return served > business ? served - business : 0;
 }
 
 void Window::Resize(size_t slots) {

@@ -42,18 +42,20 @@ class HotStats {
   // Moves everything recorded so far into `out`; each record lands in exactly one drain.
   void Drain(CycleSample* out);
   // Lifetime count per outcome, drained or not (for accounting and exposition). Exact when no
-  // Drain() runs at the same time: callers hold the service's mutex, as Drain() does, or read
-  // an endpoint that left the set (no longer drained).
-  uint64_t Lifetime(int outcome) const {
-    return drained_[outcome].load(std::memory_order_relaxed) +
-           outcomes_[outcome].load(std::memory_order_relaxed);
-  }
+  // report or Drain() runs at the same time: callers hold the service's mutex, as Drain() does,
+  // or read an endpoint that left the set (no longer drained or reported to).
+  uint64_t Lifetime(int outcome) const;
 
  private:
-  // A report does three atomic read-modify-writes (outcome, latency sum, histogram bucket): the
-  // lifetime totals and the latency count are derived at drain time instead of counted twice.
-  std::array<std::atomic<uint64_t>, kOutcomes> outcomes_{};
-  std::array<std::atomic<uint64_t>, kOutcomes> drained_{};  // written by Drain() only
+  // A success costs one atomic read-modify-write on the latency path's two (latency sum,
+  // histogram bucket) and no outcome count of its own: successes are the served answers (the
+  // histogram's records) minus the business errors. Every other outcome costs one count; a
+  // business error, being served, three. Lifetime totals and the latency count are derived at
+  // drain time too.
+  std::array<std::atomic<uint64_t>, kOutcomes> outcomes_{};  // [WT_OUTCOME_SUCCESS] unused
+  // Written by Drain() only. drained_[WT_OUTCOME_SUCCESS] is the successes handed to cycles.
+  std::array<std::atomic<uint64_t>, kOutcomes> drained_{};
+  std::atomic<uint64_t> drained_served_{0};
   std::atomic<uint64_t> latency_sum_us_{0};
   AtomicHistogram histogram_;
   // Resource samples in millionths so they fit integer atomics.

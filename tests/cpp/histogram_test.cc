@@ -1,5 +1,9 @@
+#include <array>
+#include <atomic>
 #include <cmath>
 #include <random>
+#include <thread>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -80,6 +84,75 @@ TEST(Window, FastFailuresDoNotMakeLatencyLookFast) {
   EXPECT_NEAR(st.mean_ms, 100.0, 1e-9);
   EXPECT_NEAR(st.p95_ms, 100.0, 2.0);
   EXPECT_EQ(st.outcomes[WT_OUTCOME_CONNECT_ERROR], 1000u);
+}
+
+// Successes are counted as served answers minus business errors (one atomic fewer per report).
+// With reporters and drains racing, a business error's count and its bucket may be taken by
+// different drains: no sample may then go negative, and once all is drained the totals are exact.
+TEST(HotStats, SuccessesDerivedFromServedAnswersAreExactOnceDrained) {
+  HotStats hot;
+  constexpr int kPerThread = 200000;
+  std::atomic<bool> done{false};
+  std::vector<CycleSample> samples;
+  std::thread drainer([&] {
+    while (!done.load()) {
+      samples.emplace_back();
+      hot.Drain(&samples.back());
+    }
+  });
+  std::vector<std::thread> reporters;
+  for (int t = 0; t < 2; ++t) {
+    reporters.emplace_back([&hot, t] {
+      for (int i = 0; i < kPerThread; ++i) {
+        // Thread 0 sends business errors only, so a sample that gets one's count without its
+        // bucket has no success of its own to absorb the difference.
+        const int o = t == 0 ? WT_OUTCOME_BUSINESS_ERROR
+                             : i % 7 == 0 ? WT_OUTCOME_HTTP_5XX : WT_OUTCOME_SUCCESS;
+        hot.Record(1.0 + i % 50, o);
+      }
+    });
+  }
+  for (auto& r : reporters) r.join();
+  done.store(true);
+  drainer.join();
+  samples.emplace_back();
+  hot.Drain(&samples.back());
+
+  uint64_t expect_business = 0, expect_5xx = 0, expect_success = 0;
+  for (int t = 0; t < 2; ++t) {
+    for (int i = 0; i < kPerThread; ++i) {
+      if (t == 0) ++expect_business;
+      else if (i % 7 == 0) ++expect_5xx;
+      else ++expect_success;
+    }
+  }
+  std::array<uint64_t, kOutcomes> got{};
+  uint64_t served = 0;
+  for (const CycleSample& s : samples) {
+    for (int o = 0; o < kOutcomes; ++o) got[o] += s.outcomes[o];
+    served += s.latency_count;
+  }
+  EXPECT_EQ(got[WT_OUTCOME_SUCCESS], expect_success);
+  EXPECT_EQ(got[WT_OUTCOME_BUSINESS_ERROR], expect_business);
+  EXPECT_EQ(got[WT_OUTCOME_HTTP_5XX], expect_5xx);
+  EXPECT_EQ(served, expect_success + expect_business);
+  EXPECT_EQ(hot.Lifetime(WT_OUTCOME_SUCCESS), expect_success);
+  EXPECT_EQ(hot.Lifetime(WT_OUTCOME_BUSINESS_ERROR), expect_business);
+}
+
+TEST(HotStats, LifetimeCountsWhatIsNotDrainedYet) {
+  HotStats hot;
+  for (int i = 0; i < 5; ++i) hot.Record(10.0, WT_OUTCOME_SUCCESS);
+  hot.Record(10.0, WT_OUTCOME_BUSINESS_ERROR);
+  CycleSample s;
+  hot.Drain(&s);
+  for (int i = 0; i < 3; ++i) hot.Record(20.0, WT_OUTCOME_SUCCESS);
+  hot.Record(20.0, WT_OUTCOME_BUSINESS_ERROR);
+  hot.Record(1.0, WT_OUTCOME_TIMEOUT);
+  EXPECT_EQ(hot.Lifetime(WT_OUTCOME_SUCCESS), 8u);
+  EXPECT_EQ(hot.Lifetime(WT_OUTCOME_BUSINESS_ERROR), 2u);
+  EXPECT_EQ(hot.Lifetime(WT_OUTCOME_TIMEOUT), 1u);
+  EXPECT_EQ(s.outcomes[WT_OUTCOME_SUCCESS], 5u);
 }
 
 TEST(Window, ResourcesAreAveragedOverTheWindow) {
