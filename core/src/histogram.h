@@ -31,7 +31,9 @@ struct Tables {
   static constexpr int kLutBits = 8;
   uint8_t lut[1 << kLutBits];
   uint64_t edge[kBucketsPerOctave + 1];  // mantissa field of exp2(k / 20); edge[20] = 2^52
+  double value[kBucketCount];  // BucketValue(): the cycle asks for two per endpoint
   Tables() {
+    for (int b = 0; b < kBucketCount; ++b) value[b] = std::exp2((b + 0.5) / kBucketsPerOctave);
     for (int k = 0; k < kBucketsPerOctave; ++k) {
       edge[k] = std::bit_cast<uint64_t>(std::exp2(double(k) / kBucketsPerOctave)) & kFrac;
     }
@@ -61,9 +63,7 @@ inline int BucketOf(double micros) {
 }
 
 // The representative value (geometric midpoint) of a bucket, in microseconds.
-inline double BucketValue(int bucket) {
-  return std::exp2((bucket + 0.5) / kBucketsPerOctave);
-}
+inline double BucketValue(int bucket) { return histogram_detail::kTables.value[bucket]; }
 
 // One (bucket, count) pair; a cycle's histogram keeps only non-empty buckets, sorted.
 using SparseHistogram = std::vector<std::pair<uint16_t, uint32_t>>;
@@ -159,8 +159,9 @@ class AtomicHistogram {
 void Quantiles(const SparseHistogram* const* parts, size_t count, const double* qs, double* out,
                int n);
 // The same for parts known to be sorted by bucket (skips the check).
+// `total` is the parts' record count when the caller knows it (0: count them).
 void QuantilesOfSorted(const SparseHistogram* const* parts, size_t count, const double* qs,
-                       double* out, int n);
+                       double* out, int n, uint64_t total = 0);
 
 // Quantile q in [0, 1] over a set of sparse histograms, in microseconds; 0 when empty.
 double Quantile(const std::vector<const SparseHistogram*>& parts, double q);

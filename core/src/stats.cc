@@ -133,7 +133,8 @@ WindowStats Window::Compute() const {
   if (lat_n) s.mean_ms = double(lat_sum) / lat_n / 1000.0;
   static constexpr double kQs[2] = {0.95, 0.99};
   double q[2];
-  QuantilesOfSorted(parts, nparts, kQs, q, 2);  // Drain() leaves each part sorted
+  // Drain() leaves each part sorted, and the latency count is the parts' record count.
+  QuantilesOfSorted(parts, nparts, kQs, q, 2, lat_n);
   s.p95_ms = q[0] / 1000.0;
   s.p99_ms = q[1] / 1000.0;
   for (int i = 0; i < kResources; ++i) {
@@ -166,11 +167,12 @@ void Quantiles(const SparseHistogram* const* parts, size_t count, const double* 
 }
 
 void QuantilesOfSorted(const SparseHistogram* const* parts, size_t count, const double* qs,
-                       double* out, int n) {
+                       double* out, int n, uint64_t total) {
   for (int k = 0; k < n; ++k) out[k] = 0;
-  uint64_t total = 0;
-  for (size_t p = 0; p < count; ++p) {
-    for (const auto& [b, c] : *parts[p]) total += c;
+  if (total == 0) {
+    for (size_t p = 0; p < count; ++p) {
+      for (const auto& [b, c] : *parts[p]) total += c;
+    }
   }
   if (total == 0) return;
   // The rank of each q-quantile, 1-based: the smallest value with at least q x total at or
