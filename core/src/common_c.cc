@@ -1,5 +1,6 @@
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 
 #include "c_api.h"
@@ -40,6 +41,12 @@ Status ReturnString(const std::string& s, char** out, size_t* out_len) {
 
 Status ReadFile(const char* where, const char* path, size_t max_bytes, std::string* out) {
   if (!path) return NullArg(where, "path");
+  // An ifstream opens a directory and then reads nothing, which would surface as a parse error
+  // of an empty document.
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) {
+    return {WT_ERR_IO, fmt::format("{}: cannot read \"{}\": it is a directory", where, path)};
+  }
   std::ifstream in(path, std::ios::binary);
   if (!in) {
     return {WT_ERR_IO, fmt::format("{}: cannot open \"{}\": {}", where, path, std::strerror(errno))};

@@ -61,16 +61,24 @@ Status Engine::Reload(std::string_view json) {
   auto next = std::make_shared<const Config>(std::move(cfg));
   std::vector<Service*> services;
   {
+    std::unique_lock membership(membership_mu_);
     std::lock_guard lock(services_mu_);
     if (services_.size() > next->limits.max_services) {
       return {WT_ERR_LIMIT, fmt::format("wt_engine_reload: the engine has {} services, more than "
                                         "the new limits.max_services = {}",
                                         services_.size(), next->limits.max_services)};
     }
-    for (auto& [name, svc] : services_) services.push_back(svc.get());
-  }
-  {
-    std::lock_guard lock(config_mu_);
+    for (auto& [name, svc] : services_) {
+      size_t n = 0;
+      svc->Inspect([&](Service& s) { n = s.endpoints().size(); });
+      if (n > next->limits.max_endpoints_per_service) {
+        return {WT_ERR_LIMIT, fmt::format("wt_engine_reload: service \"{}\" has {} endpoints, more "
+                                          "than the new limits.max_endpoints_per_service = {}",
+                                          name, n, next->limits.max_endpoints_per_service)};
+      }
+      services.push_back(svc.get());
+    }
+    std::lock_guard config_lock(config_mu_);
     config_ = next;
   }
   events_.SetCapacity(next->events.queue_capacity);
@@ -114,7 +122,11 @@ Status Engine::GetService(const char* name, Service** out) {
 
 Status Engine::SetEndpoints(Service* svc, const wt_endpoint_spec* specs, size_t count) {
   std::vector<PendingEvent> evs;
-  Status s = svc->SetEndpoints(specs, count, *config(), &evs);
+  Status s;
+  {
+    std::shared_lock membership(membership_mu_);
+    s = svc->SetEndpoints(specs, count, *config(), &evs);
+  }
   events_.Dispatch(svc->name(), evs);
   return s;
 }

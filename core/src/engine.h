@@ -7,6 +7,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <shared_mutex>
 #include <string>
 #include <string_view>
 #include <thread>
@@ -58,6 +59,9 @@ class Engine {
 
   mutable std::mutex config_mu_;
   std::shared_ptr<const Config> config_;
+  // set_endpoints holds it shared, reload exclusively: a reload checks the sets' sizes against
+  // its new limits, and no set may grow under the old limits between that check and the swap.
+  std::shared_mutex membership_mu_;
 
   // Declared before the services: services retire snapshots into it, so it must outlive them.
   Reclaimer reclaimer_;

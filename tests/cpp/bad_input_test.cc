@@ -282,6 +282,10 @@ std::vector<CallCase> CallCases() {
          const std::string c = R"({"seed": 42, "limits": {"max_services": 1}})";
          return wt_engine_reload(l.e(), c.data(), c.size()); },
        WT_ERR_LIMIT, "the engine has 2 services, more than the new limits.max_services = 1"},
+      {"ReloadBelowAnEndpointSetSize", [](Live& l) {
+         const std::string c = R"({"seed": 42, "limits": {"max_endpoints_per_service": 1}})";
+         return wt_engine_reload(l.e(), c.data(), c.size()); },
+       WT_ERR_LIMIT, "has 2 endpoints, more than the new limits.max_endpoints_per_service = 1"},
       // picks, clocks, files, buffers
       {"PickOnAnEmptyService", [](Live& l) { return wt_service_pick(l.other, &l.pick); },
        WT_ERR_NO_ENDPOINT, "service \"other\" has no endpoints"},
@@ -293,6 +297,8 @@ std::vector<CallCase> CallCases() {
        WT_ERR_INVALID_ARGUMENT, "clock_mode must be WT_CLOCK_REAL (0) or WT_CLOCK_MANUAL (1), got 7"},
       {"MissingConfigFile", [](Live& l) { return wt_engine_reload_from_file(l.e(), "/nonexistent/w.json"); },
        WT_ERR_IO, "cannot open \"/nonexistent/w.json\""},
+      {"ConfigFileIsADirectory", [](Live& l) { return wt_engine_reload_from_file(l.e(), "/tmp"); },
+       WT_ERR_IO, "cannot read \"/tmp\": it is a directory"},
       {"ConfigFileIsADevice", [](Live& l) { return wt_engine_reload_from_file(l.e(), "/dev/zero"); },
        WT_ERR_LIMIT, "more than limits.max_config_bytes"},
       {"IdBufferTooSmall", [](Live& l) { char b[1]; size_t n;
