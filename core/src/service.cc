@@ -14,6 +14,13 @@ namespace {
 constexpr size_t kMaxIdBytes = 256;
 constexpr double kMaxBaseWeight = 1e9;
 constexpr uint64_t kProbeCap = uint64_t{1} << 31;  // probes never take more than half the picks
+
+// From the name, not at random: the same calls give the same keys (the manual clock's promise).
+uint32_t KeySalt(std::string_view name) {
+  uint64_t h = 0xcbf29ce484222325ull;  // FNV-1a
+  for (unsigned char c : name) h = (h ^ c) * 0x100000001b3ull;
+  return static_cast<uint32_t>(h ^ (h >> 32));
+}
 }  // namespace
 
 // Pins the current snapshot for one hot-path call.
@@ -28,7 +35,8 @@ struct Service::Guarded {
 
 Service::Service(std::string name, Engine& owner, Reclaimer& reclaimer, const Clock& clock,
                  const Config& cfg)
-    : name_(std::move(name)), owner_(owner), reclaimer_(reclaimer), clock_(clock) {
+    : name_(std::move(name)), key_salt_(KeySalt(name_)), owner_(owner), reclaimer_(reclaimer),
+      clock_(clock) {
   // Hot paths always find a snapshot, if an empty one.
   std::vector<PendingEvent> none;
   Publish(cfg, clock_.NowNs(), &none);
@@ -49,9 +57,11 @@ uint64_t Service::NewKey() {
     free_slots_.pop_back();
   } else {
     slot = static_cast<uint32_t>(slot_incarnation_.size());
-    slot_incarnation_.push_back(0);
+    slot_incarnation_.push_back(key_salt_);
   }
   // A reused slot gets a new incarnation, so a key held across a removal is refused as stale.
+  // Incarnations start at the service's salt, so a key handed to the wrong service (both
+  // have a slot 0) is refused too, instead of landing on that service's endpoint in the slot.
   const uint32_t inc = ++slot_incarnation_[slot];
   return (uint64_t{inc} << 32) | slot;
 }

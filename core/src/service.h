@@ -82,6 +82,7 @@ class Service {
   uint64_t NewKey();
 
   const std::string name_;
+  const uint32_t key_salt_;  // first incarnation of every slot
   Engine& owner_;
   Reclaimer& reclaimer_;
   const Clock& clock_;

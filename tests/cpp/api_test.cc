@@ -97,6 +97,19 @@ TEST_F(Api, EmptySetMeansNoEndpoint) {
   EXPECT_EQ(wt_service_complete(h.svc(), &pick, 1, 0), WT_ERR_STALE);
 }
 
+// Both services have an endpoint in slot 0; a key from one must not land on the other's.
+TEST_F(Api, AKeyFromAnotherServiceIsStale) {
+  wt_service* other;
+  ASSERT_EQ(wt_engine_service(h.engine(), "other", &other), WT_OK);
+  wt_endpoint_spec same[] = {{"a", 1}, {"b", 1}};
+  ASSERT_EQ(wt_service_set_endpoints(h.svc(), same, 2), WT_OK);
+  ASSERT_EQ(wt_service_set_endpoints(other, same, 2), WT_OK);
+  ASSERT_EQ(wt_service_pick(h.svc(), &pick), WT_OK);
+  EXPECT_EQ(wt_service_complete(other, &pick, 1, WT_OUTCOME_SUCCESS), WT_ERR_STALE);
+  EXPECT_EQ(wt_service_report_key(other, pick.key, 1, WT_OUTCOME_SUCCESS), WT_ERR_STALE);
+  EXPECT_EQ(wt_service_complete(h.svc(), &pick, 1, WT_OUTCOME_SUCCESS), WT_OK);
+}
+
 TEST_F(Api, InvalidReloadKeepsTheOldConfig) {
   const std::string article = R"({"profile": "article"})";
   EXPECT_REJECTED(h, wt_engine_reload(h.engine(), "{\"controller\": {\"max_step\": 2}}", 31),
