@@ -169,3 +169,37 @@ def test_pick_and_drop_leaks_no_references(svc):
     for _ in range(10_000):
         svc.cancel(svc.pick())
     assert sys.getrefcount(endpoint) == before
+
+
+def test_call_paths_after_the_context_manager_rewrite(engine, svc):
+    def total(kind):
+        return sum(totals(engine, e)[kind] for e in ("a", "b", "c"))
+
+    with svc.call() as c:  # plain exit: success, the block's wall time
+        pass
+    assert total("success") == 1
+    with pytest.raises(ValueError):
+        with svc.call() as c:
+            c.set_outcome("business_error")  # an explicit outcome wins over the classifier
+            raise ValueError
+    assert total("business_error") == 1
+    with pytest.raises(TimeoutError):
+        with svc.call() as c:
+            raise TimeoutError
+    assert total("timeout") == 1
+    with pytest.raises(ValueError):
+        with svc.call() as c:
+            c.cancel()  # cancelled, even with an exception: nothing recorded
+            raise ValueError
+    with svc.call() as c:
+        c.latency_ms = 7.5
+        c.set_http_status(502)
+    assert total("http_5xx") == 1
+    # The endpoint leaves the set during the call: counted stale by the core, not raised.
+    with svc.call() as c:
+        svc.set_endpoints({e: 100 for e in "abc" if e != c.endpoint})
+    with svc.call() as c:
+        svc.set_endpoints({e: 100 for e in "abc" if e != c.endpoint})
+        c.cancel()
+    assert engine.snapshot()["services"][0]["stale_reports"] >= 1
+    assert sum(ep["inflight"] for ep in engine.snapshot()["services"][0]["endpoints"]) == 0
