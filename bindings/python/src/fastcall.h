@@ -1,10 +1,11 @@
 // Plain CPython methods on a pybind11 class, for the calls made on every request.
 //
-// A pybind11 method call allocates a bound-method object and an argument tuple, then runs
-// pybind11's generic dispatcher (overload loop, argument loader, type lookup of `self`): about
-// 150 ns here, several times the engine's own pick. A method defined with PyMethodDef
-// (METH_NOARGS or METH_FASTCALL) and installed on the class as a method descriptor is called by
-// the interpreter directly, with `self` and the arguments in a C array. The few methods that
+// A pybind11 method is an instancemethod: each call through an instance allocates a bound-method
+// object, then pybind11's generic dispatcher runs (overload loop, a function_call record, the
+// argument loaders, a registry lookup for the type of `self`, a Python subclass here). perf put
+// that at 36% of a Python pick (docs/python.md). A method defined with PyMethodDef (METH_NOARGS
+// or METH_FASTCALL) and installed on the class as a method descriptor is called by the
+// interpreter directly, with `self` and the arguments in a C array. The few methods that
 // use this (Service.pick, complete, cancel, report: service.cc) keep the signatures, keyword
 // names and error behaviour of the pybind11 ones; errors still go through the one translator
 // (errors.cc) via Translated().
