@@ -20,10 +20,18 @@ namespace wtpy {
 // Runs `body` (returning a new reference, or nullptr with a Python error set); any C++
 // exception it throws is turned into a Python exception by the same registered translators a
 // pybind11 method would use (errors.cc for Error), so there is still one place for errors.
+// The catch clauses are those of pybind11's own dispatcher (pybind11.h, cpp_function).
 template <class Body>
-PyObject* Translated(Body&& body) noexcept {
+PyObject* Translated(Body&& body) {
   try {
     return body();
+  } catch (py::error_already_set& e) {
+    e.restore();
+    return nullptr;
+#ifdef __GLIBCXX__
+  } catch (abi::__forced_unwind&) {
+    throw;  // thread cancellation must unwind
+#endif
   } catch (...) {
     py::detail::try_translate_exceptions();
     return nullptr;
