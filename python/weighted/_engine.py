@@ -385,6 +385,8 @@ def classify_exception(exc: BaseException) -> Outcome:
 
 
 Classifier = Callable[[BaseException], Union[Outcome, int, str]]
+_SUCCESS = Outcome.SUCCESS
+_now_ns = time.perf_counter_ns
 
 
 class Service(_weighted.Service):
@@ -483,39 +485,40 @@ class Call:
 
     def __enter__(self) -> "Call":
         self.pick = self._acquire()
-        self._start = time.perf_counter_ns()
+        self._start = _now_ns()
         return self
 
     def __exit__(self, exc_type: Any, exc: Optional[BaseException], tb: Any) -> None:
-        elapsed_ms = (time.perf_counter_ns() - self._start) / 1e6
-        assert self.pick is not None
-        if self._cancelled or (exc is not None and not isinstance(exc, Exception)):
-            self._release(self.pick)
+        elapsed_ns = _now_ns() - self._start
+        pick = self.pick
+        assert pick is not None
+        if exc is None:
+            if self._cancelled:
+                self._release(pick)
+                return
+            outcome = _SUCCESS if self.outcome is None else self.outcome
+        elif self._cancelled or not isinstance(exc, Exception):
+            self._release(pick)
             return
-        latency = elapsed_ms if self.latency_ms is None else self.latency_ms
-        if self.outcome is not None:
-            outcome = self.outcome
-        elif exc is not None:
-            outcome = self._classify(exc)
         else:
-            outcome = Outcome.SUCCESS
-        self._record(self.pick, latency, outcome)
+            outcome = self._classify(exc) if self.outcome is None else self.outcome
+        latency = elapsed_ns / 1e6 if self.latency_ms is None else self.latency_ms
+        self._record(pick, latency, outcome)
 
-    # The three steps a subclass may route elsewhere (weighted.breaker.BridgeCall does).
+    # The three steps a subclass may route elsewhere (weighted.breaker.BridgeCall does). The
+    # engine's StaleEndpointError is swallowed: the endpoint left the set during the call (a
+    # discovery update) and the core counted the outcome as stale. Not the caller's error.
     def _acquire(self) -> Pick:
         return self._service.pick()
 
     def _release(self, pick: Pick) -> None:
-        self._finish(lambda: self._service.cancel(pick))
+        try:
+            self._service.cancel(pick)
+        except _errors.StaleEndpointError:
+            pass
 
     def _record(self, pick: Pick, latency_ms: float, outcome: Union[Outcome, int, str]) -> None:
-        self._finish(lambda: self._service.complete(pick, latency_ms, outcome))
-
-    @staticmethod
-    def _finish(action: Callable[[], None]) -> None:
         try:
-            action()
+            self._service.complete(pick, latency_ms, outcome)
         except _errors.StaleEndpointError:
-            # The endpoint left the set during the call (a discovery update): the core counted
-            # the outcome as stale. Not the caller's error.
             pass

@@ -120,6 +120,8 @@ void CallWithoutGil(EngineState& st, Fn&& fn) {
 // A string for a C API parameter that is NUL-terminated: refuses an embedded NUL, at which the C
 // side would silently cut the string (an id "a\0evil" would become "a"). `what` names it.
 const char* CString(const std::string& s, const char* what);
+// The same for `len` bytes at `data`, which must be followed by a NUL (a str's UTF-8 form).
+const char* CString(const char* data, size_t len, const char* what);
 // An endpoint key from a Python int: InvalidArgumentError unless it is in [0, 2^64).
 uint64_t ToKey(py::handle key);
 

@@ -14,10 +14,29 @@ namespace {
 
 PyTypeObject* g_pick_type = nullptr;
 
+// Freed Picks kept for the next pick() instead of returned to the allocator, as CPython keeps
+// floats and tuples: pick-use-drop allocates nothing. Touched only with the GIL held (the
+// module does not declare itself free-threading safe, so a free-threaded build enables the GIL
+// for it; the list is compiled out there all the same).
+#ifndef Py_GIL_DISABLED
+constexpr int kFreeListMax = 64;
+PickObject* g_free_list[kFreeListMax];
+int g_free_count = 0;
+#endif
+
 void PickDealloc(PyObject* self) {
   PyTypeObject* type = Py_TYPE(self);
-  Py_XDECREF(reinterpret_cast<PickObject*>(self)->endpoint);
+  auto* p = reinterpret_cast<PickObject*>(self);
+  Py_CLEAR(p->endpoint);  // a str: its release runs no Python code
+#ifndef Py_GIL_DISABLED
+  if (g_free_count < kFreeListMax) {
+    g_free_list[g_free_count++] = p;
+  } else {
+    PyObject_Free(self);
+  }
+#else
   PyObject_Free(self);
+#endif
   Py_DECREF(type);  // heap type: each instance holds a reference
 }
 
@@ -85,7 +104,17 @@ void RegisterPick(py::module_& m) {
 }
 
 py::object NewPick(const wt_pick& raw, py::object endpoint) {
-  PickObject* p = PyObject_New(PickObject, g_pick_type);
+  PickObject* p;
+#ifndef Py_GIL_DISABLED
+  if (g_free_count > 0) {
+    p = g_free_list[--g_free_count];
+    PyObject_Init(reinterpret_cast<PyObject*>(p), g_pick_type);  // type reference, refcount 1
+  } else {
+    p = PyObject_New(PickObject, g_pick_type);
+  }
+#else
+  p = PyObject_New(PickObject, g_pick_type);
+#endif
   if (p == nullptr) throw py::error_already_set();
   p->raw = raw;
   p->endpoint = endpoint.release().ptr();

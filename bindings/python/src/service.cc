@@ -1,10 +1,12 @@
 // weighted._weighted.Service and Pick: the hot path. pick, complete and report keep the GIL (a
 // ~100 ns C call is cheaper than releasing it); report_batch releases it around the C call.
 #include <cmath>
+#include <cstring>
 #include <optional>
 #include <string_view>
 
 #include "binding.h"
+#include "fastcall.h"
 #include "pick.h"
 
 namespace wtpy {
@@ -34,13 +36,18 @@ int ToOutcome(py::handle outcome) {
                        std::string(Py_TYPE(outcome.ptr())->tp_name));
 }
 
-const char* CString(const std::string& s, const char* what) {
-  const size_t nul = s.find('\0');
-  if (nul != std::string::npos) [[unlikely]] {
+const char* CString(const char* data, size_t len, const char* what) {
+  const void* nul = std::memchr(data, '\0', len);
+  if (nul != nullptr) [[unlikely]] {
+    const size_t at = static_cast<const char*>(nul) - data;
     throw Error{WT_ERR_INVALID_ARGUMENT,
-                std::string(what) + " contains a NUL byte at offset " + std::to_string(nul), {}, 0};
+                std::string(what) + " contains a NUL byte at offset " + std::to_string(at), {}, 0};
   }
-  return s.c_str();
+  return data;
+}
+
+const char* CString(const std::string& s, const char* what) {
+  return CString(s.c_str(), s.size(), what);
 }
 
 uint64_t ToKey(py::handle key) {
@@ -112,10 +119,10 @@ class Service {
     return NewPick(raw, EndpointId(raw.key));  // a set this module did not see: ask the engine
   }
 
-  void Complete(py::handle pick, double latency_ms, py::handle outcome) {
+  void Complete(py::handle pick, double latency_ms, int outcome) {
     wt_service* s = Handle();
     const wt_pick& raw = PickOf(pick);
-    Check(wt_service_complete(s, &raw, latency_ms, ToOutcome(outcome)));
+    Check(wt_service_complete(s, &raw, latency_ms, outcome));
   }
 
   void Cancel(py::handle pick) {
@@ -123,12 +130,15 @@ class Service {
     Check(wt_service_cancel(s, &PickOf(pick)));
   }
 
-  void Report(py::handle endpoint, double latency_ms, py::handle outcome) {
+  void Report(py::handle endpoint, double latency_ms, int o) {
     wt_service* s = Handle();
-    int o = ToOutcome(outcome);
     if (PyUnicode_Check(endpoint.ptr())) {
-      std::string id = endpoint.cast<std::string>();
-      Check(wt_service_report(s, CString(id, "endpoint id"), latency_ms, o));
+      // The str's cached UTF-8 form, not a copy.
+      Py_ssize_t len = 0;
+      const char* id = PyUnicode_AsUTF8AndSize(endpoint.ptr(), &len);
+      if (id == nullptr) throw py::error_already_set();
+      Check(wt_service_report(s, CString(id, static_cast<size_t>(len), "endpoint id"), latency_ms,
+                              o));
     } else if (PyLong_Check(endpoint.ptr())) {
       Check(wt_service_report_key(s, ToKey(endpoint), latency_ms, o));
     } else {
@@ -218,6 +228,72 @@ class Service {
   std::string name_;
 };
 
+// The hot path as plain CPython methods (fastcall.h explains why): same names, parameters and
+// defaults as the pybind11 definitions below, which they replace on the class.
+
+PyObject* PickMethod(PyObject* self, PyObject*) {
+  return Translated([&] { return Self<Service>(self).DoPick().release().ptr(); });
+}
+
+constexpr Signature kCancelSig = {"cancel", {"pick"}, 1, 1};
+constexpr Signature kCompleteSig = {"complete", {"pick", "latency_ms", "outcome"}, 3, 2};
+constexpr Signature kReportSig = {"report", {"endpoint", "latency_ms", "outcome"}, 3, 2};
+
+// (first, latency_ms, outcome = success): complete and report.
+template <void (Service::*kFn)(py::handle, double, int), const Signature& kSig>
+PyObject* RecordMethod(PyObject* self, PyObject* const* args, Py_ssize_t nargs,
+                       PyObject* kwnames) {
+  return Translated([&]() -> PyObject* {
+    PyObject* a[3];
+    if (kwnames == nullptr && nargs >= 2 && nargs <= 3) [[likely]] {
+      a[0] = args[0], a[1] = args[1], a[2] = nargs == 3 ? args[2] : nullptr;
+    } else if (!BindArgs(kSig, args, nargs, kwnames, a)) {
+      return nullptr;
+    }
+    Service& svc = Self<Service>(self);
+    const double latency_ms = ToDouble(a[1], "latency_ms");
+    const int outcome = a[2] != nullptr ? ToOutcome(a[2]) : WT_OUTCOME_SUCCESS;
+    (svc.*kFn)(a[0], latency_ms, outcome);
+    Py_RETURN_NONE;
+  });
+}
+
+PyObject* CancelMethod(PyObject* self, PyObject* const* args, Py_ssize_t nargs,
+                       PyObject* kwnames) {
+  return Translated([&]() -> PyObject* {
+    PyObject* pick;
+    if (kwnames == nullptr && nargs == 1) [[likely]] {
+      pick = args[0];
+    } else if (!BindArgs(kCancelSig, args, nargs, kwnames, &pick)) {
+      return nullptr;
+    }
+    Self<Service>(self).Cancel(pick);
+    Py_RETURN_NONE;
+  });
+}
+
+PyMethodDef kPickDef = {"pick", reinterpret_cast<PyCFunction>(&PickMethod), METH_NOARGS,
+                        "pick($self, /)\n--\n\nChooses an endpoint (the hot path)."};
+PyMethodDef kCompleteDef = {
+    "complete",
+    reinterpret_cast<PyCFunction>(
+        reinterpret_cast<void (*)()>(&RecordMethod<&Service::Complete, kCompleteSig>)),
+    METH_FASTCALL | METH_KEYWORDS,
+    "complete($self, /, pick, latency_ms, outcome=0)\n--\n\n"
+    "Finishes a pick with its latency (ms) and outcome."};
+PyMethodDef kCancelDef = {
+    "cancel", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&CancelMethod)),
+    METH_FASTCALL | METH_KEYWORDS,
+    "cancel($self, /, pick)\n--\n\n"
+    "Finishes a pick without an outcome (the request was never sent)."};
+PyMethodDef kReportDef = {
+    "report",
+    reinterpret_cast<PyCFunction>(
+        reinterpret_cast<void (*)()>(&RecordMethod<&Service::Report, kReportSig>)),
+    METH_FASTCALL | METH_KEYWORDS,
+    "report($self, /, endpoint, latency_ms, outcome=0)\n--\n\n"
+    "Records an outcome observed elsewhere (id or key)."};
+
 }  // namespace
 
 void RegisterService(py::module_& m) {
@@ -232,13 +308,6 @@ void RegisterService(py::module_& m) {
       .def("key", &Service::EndpointKey, py::arg("endpoint_id"),
            "The endpoint's key (an int), usable wherever an endpoint id is.")
       .def("endpoint_id", &Service::EndpointId, py::arg("key"))
-      .def("pick", &Service::DoPick, "Chooses an endpoint (the hot path).")
-      .def("complete", &Service::Complete, py::arg("pick"), py::arg("latency_ms"),
-           py::arg("outcome") = 0, "Finishes a pick with its latency (ms) and outcome.")
-      .def("cancel", &Service::Cancel, py::arg("pick"),
-           "Finishes a pick without an outcome (the request was never sent).")
-      .def("report", &Service::Report, py::arg("endpoint"), py::arg("latency_ms"),
-           py::arg("outcome") = 0, "Records an outcome observed elsewhere (id or key).")
       .def("report_resources", &Service::ReportResources, py::arg("endpoint"), py::kw_only(),
            py::arg("cpu") = py::none(), py::arg("memory") = py::none(),
            py::arg("thread_pool") = py::none(), py::arg("connection_pool") = py::none(),
@@ -246,6 +315,9 @@ void RegisterService(py::module_& m) {
       .def("report_batch", &Service::ReportBatch, py::arg("endpoints"), py::arg("latencies_ms"),
            py::arg("outcomes") = 0,
            "Records many outcomes in one call (the GIL is released around it).");
+  // The hot path: plain CPython methods (above), not pybind11 ones.
+  py::handle cls = m.attr("Service");
+  for (PyMethodDef* def : {&kPickDef, &kCompleteDef, &kCancelDef, &kReportDef}) AddMethod(cls, def);
 }
 
 }  // namespace wtpy
