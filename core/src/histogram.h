@@ -150,8 +150,8 @@ class AtomicHistogram {
     return expected;
   }
 
-  std::array<std::atomic<Chunk*>, kOctaves> chunks_{};
   std::array<std::atomic<uint64_t>, kTouchedWords> touched_{};
+  std::array<std::atomic<Chunk*>, kOctaves> chunks_{};
 };
 
 // Quantiles qs[0..n) (each in [0, 1]) over a set of sparse histograms, in microseconds, in one

@@ -52,12 +52,13 @@ class HotStats {
   // histogram's records) minus the business errors. Every other outcome costs one count; a
   // business error, being served, three. Lifetime totals and the latency count are derived at
   // drain time too.
+  // The latency path's fields first (see Endpoint's layout).
+  std::atomic<uint64_t> latency_sum_us_{0};
+  AtomicHistogram histogram_;
   std::array<std::atomic<uint64_t>, kOutcomes> outcomes_{};  // [WT_OUTCOME_SUCCESS] unused
   // Written by Drain() only. drained_[WT_OUTCOME_SUCCESS] is the successes handed to cycles.
   std::array<std::atomic<uint64_t>, kOutcomes> drained_{};
   std::atomic<uint64_t> drained_served_{0};
-  std::atomic<uint64_t> latency_sum_us_{0};
-  AtomicHistogram histogram_;
   // Resource samples in millionths so they fit integer atomics.
   std::array<std::atomic<uint64_t>, kResources> resource_sum_{};
   std::array<std::atomic<uint32_t>, kResources> resource_n_{};
