@@ -87,3 +87,22 @@ def test_data_responses_forbid_sniffing_caching_and_foreign_scripts(engine):
             assert r.headers["X-Content-Type-Options"] == "nosniff"
             assert r.headers["Cache-Control"] == "no-store"
             assert "script-src 'self'" in r.headers["Content-Security-Policy"]
+
+
+@pytest.mark.parametrize("host_header,expected", [
+    ("attacker.example", 403), ("attacker.example:8765", 403), ("127.0.0.1.nip.io", 403),
+    ("10.0.0.7", 403), ("127.0.0.1", 200), ("localhost:1234", 200), ("[::1]:1234", 200)])
+def test_without_a_token_only_loopback_host_names_are_answered(engine, host_header, expected):
+    # DNS rebinding: a foreign name resolving to 127.0.0.1 reaches the socket, not the data.
+    with dashboard.Dashboard(dashboard.LiveSource(engine), port=0) as d:
+        for path in ("/", "/api/state"):
+            code, body = status_of(f"http://127.0.0.1:{d.port}{path}", {"Host": host_header})
+            assert code == expected, (path, body)
+            assert (b"secret-host" in body) == (expected == 200 and path == "/api/state")
+
+
+def test_with_a_token_any_host_name_is_answered(engine):
+    with dashboard.Dashboard(dashboard.LiveSource(engine), port=0, token=TOKEN) as d:
+        code, body = status_of(f"http://127.0.0.1:{d.port}/api/state?token={TOKEN}",
+                               {"Host": "dashboard.internal.example"})
+        assert code == 200 and b"secret-host" in body

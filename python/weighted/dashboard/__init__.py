@@ -87,7 +87,22 @@ class _Handler(BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(body)
 
+    def _host_allowed(self) -> bool:
+        # Without a token the only guard is the loopback bind, which DNS rebinding gets around:
+        # a page from attacker.example whose name then resolves to 127.0.0.1 talks to this
+        # server from the user's browser, with Host: attacker.example. So a tokenless dashboard
+        # answers only requests addressed to a loopback name.
+        if self.dashboard.token:
+            return True
+        host = self.headers.get("Host", "")
+        name = urllib.parse.urlsplit(f"//{host}").hostname if host else None
+        return name is not None and _is_loopback(name)
+
     def do_GET(self) -> None:  # noqa: N802
+        if not self._host_allowed():
+            self._send(HTTPStatus.FORBIDDEN, b"the Host header must name a loopback address "
+                       b"(127.0.0.1, ::1, localhost) when no token is set\n", "text/plain")
+            return
         url = urllib.parse.urlsplit(self.path)
         query = dict(urllib.parse.parse_qsl(url.query))
         static = _STATIC.get(url.path)
