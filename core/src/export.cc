@@ -1,50 +1,61 @@
 // Read-only views of the whole engine: the JSON snapshot and the Prometheus exposition. Both
 // show the controller's view as of its last cycle plus live lifetime counters.
-#include <nlohmann/json.hpp>
 #include <fmt/format.h>
 
 #include "engine.h"
+#include "json_writer.h"
 
 namespace weighted {
 
 namespace {
-
-using nlohmann::json;
 
 constexpr const char* kOutcomeNames[kOutcomes] = {"success", "http_5xx", "timeout",
                                                   "connect_error", "business_error"};
 constexpr const char* kResourceNames[kResources] = {"cpu", "memory", "thread_pool",
                                                     "connection_pool"};
 
-json WindowJson(const WindowStats& s) {
-  json errors = json::object();
-  for (int o = 1; o < kOutcomes; ++o) errors[kOutcomeNames[o]] = s.outcomes[o];
-  json res = json::object();
+void WindowJson(const WindowStats& s, JsonWriter& w) {
+  w.BeginObject().Key("requests").Uint(s.requests);
+  w.Key("errors").BeginObject();
+  for (int o = 1; o < kOutcomes; ++o) w.Key(kOutcomeNames[o]).Uint(s.outcomes[o]);
+  w.EndObject();
+  w.Key("error_rate").Double(s.error_rate);
+  w.Key("mean_ms").Double(s.mean_ms).Key("p95_ms").Double(s.p95_ms).Key("p99_ms").Double(s.p99_ms);
+  w.Key("resources").BeginObject();
   for (int i = 0; i < kResources; ++i) {
-    res[kResourceNames[i]] = s.resource_known[i] ? json(s.resources[i]) : json(nullptr);
+    w.Key(kResourceNames[i]);
+    if (s.resource_known[i]) w.Double(s.resources[i]);
+    else w.Null();
   }
-  return {{"requests", s.requests}, {"errors", errors}, {"error_rate", s.error_rate},
-          {"mean_ms", s.mean_ms}, {"p95_ms", s.p95_ms}, {"p99_ms", s.p99_ms},
-          {"resources", res}};
+  w.EndObject().EndObject();
 }
 
-json EndpointJson(const Endpoint& ep, uint32_t index, int64_t now) {
+void EndpointJson(const Endpoint& ep, uint32_t index, int64_t now, JsonWriter& w) {
   const ControlState& c = ep.ctl;
-  json rules = json::array();
+  w.BeginObject().Key("id").String(ep.id).Key("index").Uint(index).Key("key").Uint(ep.key);
+  w.Key("state").String(StateName(c.state)).Key("known").Bool(c.known);
+  w.Key("slow_start").Bool(c.slow_start).Key("base_weight").Double(c.base);
+  w.Key("weight").Double(c.weight).Key("target").Double(c.target);
+  w.Key("effective_weight").Double(c.effective).Key("penalty").Double(c.eval.penalty);
+  w.Key("rules").BeginArray();
   for (const RuleHit& h : c.eval.hits) {
-    rules.push_back({{"metric", MetricName(h.metric)}, {"value", h.evaluated ? json(h.value) : json(nullptr)},
-                     {"threshold", h.threshold}, {"penalty", h.penalty}, {"fired", h.fired},
-                     {"contribution", h.fired ? h.penalty : 0.0}});
+    w.BeginObject().Key("metric").String(MetricName(h.metric)).Key("value");
+    if (h.evaluated) w.Double(h.value);
+    else w.Null();
+    w.Key("threshold").Double(h.threshold).Key("penalty").Double(h.penalty);
+    w.Key("fired").Bool(h.fired).Key("contribution").Double(h.fired ? h.penalty : 0.0);
+    w.EndObject();
   }
-  json totals = json::object();
-  for (int o = 0; o < kOutcomes; ++o) totals[kOutcomeNames[o]] = ep.stats.Lifetime(o);
-  return {{"id", ep.id}, {"index", index}, {"key", ep.key}, {"state", StateName(c.state)},
-          {"known", c.known}, {"slow_start", c.slow_start},
-          {"base_weight", c.base}, {"weight", c.weight}, {"target", c.target},
-          {"effective_weight", c.effective}, {"penalty", c.eval.penalty}, {"rules", rules},
-          {"window", WindowJson(c.stats)}, {"inflight", ep.inflight.load()},
-          {"isolated_for_ms", c.state == State::kIsolated ? (now - c.isolated_since_ns) / kNsPerMs : 0},
-          {"forced_restores", c.forced_restores}, {"totals", totals}};
+  w.EndArray();
+  w.Key("window");
+  WindowJson(c.stats, w);
+  w.Key("inflight").Int(ep.inflight.load());
+  w.Key("isolated_for_ms")
+      .Int(c.state == State::kIsolated ? (now - c.isolated_since_ns) / kNsPerMs : 0);
+  w.Key("forced_restores").Uint(c.forced_restores);
+  w.Key("totals").BeginObject();
+  for (int o = 0; o < kOutcomes; ++o) w.Key(kOutcomeNames[o]).Uint(ep.stats.Lifetime(o));
+  w.EndObject().EndObject();
 }
 
 }  // namespace
@@ -53,24 +64,26 @@ std::string Engine::SnapshotJson() {
   reclaimer_.Collect();  // settles the totals of removed endpoints that no reader holds
   const int64_t now = Now();
   auto cfg = config();
-  json services = json::array();
+  JsonWriter w;
+  w.BeginObject().Key("version").Uint(WT_VERSION_NUMBER).Key("time_ns").Int(now);
+  w.Key("clock").String(manual() ? "manual" : "real").Key("profile").String(cfg->profile);
+  w.Key("events").BeginObject().Key("total").Uint(events_.total());
+  w.Key("dropped").Uint(events_.dropped()).EndObject();
+  w.Key("services").BeginArray();
   std::lock_guard lock(services_mu_);
   for (auto& [name, svc] : services_) {
     svc->Inspect([&](Service& s) {
-      json eps = json::array();
-      for (uint32_t i = 0; i < s.endpoints().size(); ++i) eps.push_back(EndpointJson(*s.endpoints()[i], i, now));
-      json removed = json::object();
-      for (int o = 0; o < kOutcomes; ++o) removed[kOutcomeNames[o]] = s.removed_total(o);
-      services.push_back({{"name", s.name()}, {"epoch", s.epoch()}, {"panic", s.panic()},
-                          {"stale_reports", s.stale_reports()}, {"removed_totals", removed},
-                          {"endpoints", eps}});
+      w.BeginObject().Key("name").String(s.name()).Key("epoch").Uint(s.epoch());
+      w.Key("panic").Bool(s.panic()).Key("stale_reports").Uint(s.stale_reports());
+      w.Key("removed_totals").BeginObject();
+      for (int o = 0; o < kOutcomes; ++o) w.Key(kOutcomeNames[o]).Uint(s.removed_total(o));
+      w.EndObject().Key("endpoints").BeginArray();
+      for (uint32_t i = 0; i < s.endpoints().size(); ++i) EndpointJson(*s.endpoints()[i], i, now, w);
+      w.EndArray().EndObject();
     });
   }
-  json doc = {{"version", WT_VERSION_NUMBER}, {"time_ns", now},
-              {"clock", manual() ? "manual" : "real"}, {"profile", cfg->profile},
-              {"events", {{"total", events_.total()}, {"dropped", events_.dropped()}}},
-              {"services", services}};
-  return doc.dump();
+  w.EndArray().EndObject();
+  return w.Take();
 }
 
 namespace {
