@@ -296,6 +296,16 @@ void Service::UpdateLoad(Endpoint* ep, double latency_ms, int outcome, const Sna
   // controller's window reacts within a cycle.
   const double f = ep->failure_ewma.load(std::memory_order_relaxed);
   ep->failure_ewma.store(f + ((failed ? 1.0 : 0.0) - f) / 16.0, std::memory_order_relaxed);
+  // Failure share over the decay time: both sums decay alike, so their ratio needs no decay
+  // when read, and it stays put while the endpoint gets no picks.
+  const int64_t t = clock_.NowNs();
+  const double dt = double(t - ep->fail_at_ns.exchange(t, std::memory_order_relaxed));
+  const double w = std::exp(-std::max(dt, 0.0) / snap.latency_decay_ns);
+  const double fails = ep->fail_decayed.load(std::memory_order_relaxed) * w + (failed ? 1 : 0);
+  const double all = ep->outcomes_decayed.load(std::memory_order_relaxed) * w + 1;
+  ep->fail_decayed.store(fails, std::memory_order_relaxed);
+  ep->outcomes_decayed.store(all, std::memory_order_relaxed);
+  ep->failure_share.store(fails / all, std::memory_order_relaxed);
 }
 
 Status Service::Finish(const wt_pick& pick, double latency_ms, int outcome, bool record) {
