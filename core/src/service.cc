@@ -159,11 +159,25 @@ void Service::Cycle(const Config& cfg, int64_t now, std::vector<PendingEvent>* e
   std::vector<const WindowStats*> known;
   for (Endpoint* ep : endpoints_) {
     ControlState& c = ep->ctl;
-    ep->stats.Drain(&c.window.Next(slots));  // drains into the window's oldest slot, reused
-    // Halve the load-aware failure estimate each cycle: an endpoint that lost every pick since
-    // it failed gets tried again, and one still failing raises it within a few requests.
+    CycleSample& sample = c.window.Next(slots);
+    ep->stats.Drain(&sample);  // drains into the window's oldest slot, reused
+    // Load-aware failure estimates. The fast one halves each cycle: an endpoint that lost every
+    // pick since it failed gets tried again, and one still failing raises it within a few
+    // requests. Both forget at once after a clean cycle with enough evidence (at least
+    // isolation.exit_min_probes results, none failed: what lets an isolated endpoint out), so a
+    // recovered endpoint is back within a cycle instead of several decay times; one failing 15%
+    // of ~10 picks a cycle has such a cycle one time in five and is priced again at its next
+    // failure.
     ep->failure_ewma.store(ep->failure_ewma.load(std::memory_order_relaxed) * 0.5,
                            std::memory_order_relaxed);
+    uint64_t results = 0;
+    for (uint64_t n : sample.outcomes) results += n;
+    if (results >= cfg.isolation.exit_min_probes &&
+        sample.outcomes[WT_OUTCOME_SUCCESS] == results) {
+      ep->failure_ewma.store(0, std::memory_order_relaxed);
+      ep->fail_decayed.store(0, std::memory_order_relaxed);
+      ep->failure_share.store(0, std::memory_order_relaxed);
+    }
     c.stats = c.window.Compute();
     const uint64_t needed = c.state == State::kIsolated ? cfg.isolation.exit_min_probes
                                                         : cfg.window.min_requests;

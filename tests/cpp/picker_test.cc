@@ -140,6 +140,21 @@ TEST(Picker, LoadAwareAFailingCandidateBringsAThirdSoTheSlowOneIsNotHandedThePic
   EXPECT_GT(picks["A"], 0) << "the keep-alive share still reaches A";
 }
 
+TEST(Picker, LoadAwareReadmitsARecoveredEndpointAfterOneCleanCycle) {
+  // A refuses connections for 20 s, then recovers. Its failure estimates forget at the first
+  // controller cycle whose results (keep-alive picks) are all successes, so it is back in the
+  // comparison within a cycle, not after several decay times.
+  Harness h(R"({"seed": 8, "picker": {"mode": "load_aware", "keepalive_share": 0.05}})");
+  h.Set({{"A", 1}, {"B", 1}, {"C", 1}});
+  auto down = h.Drive(20, 200, [](const std::string& id) {
+    return id == "A" ? Outcome{1, WT_OUTCOME_CONNECT_ERROR} : Ok(20);
+  });
+  EXPECT_LT(down["A"], 4000 / 20);
+  h.Drive(10, 200, [](const std::string&) { return Ok(20); });
+  auto back = h.Drive(10, 200, [](const std::string&) { return Ok(20); });
+  EXPECT_GT(back["A"], 2000 / 6) << "A wins comparisons again, within its (still cut) weight";
+}
+
 TEST(Picker, LoadAwareWithoutTheFailureTermFallsIntoTheSinkhole) {
   Harness h(R"({"seed": 8, "picker": {"mode": "load_aware", "error_cost": 0}})");
   h.Set({{"A", 1}, {"B", 1}, {"C", 1}});
