@@ -79,7 +79,7 @@ void Snapshot::Pick(Reclaimer::Reader& reader, wt_pick* out) const {
       // Two distinct candidates (Finagle's P2C): with a repeat, an endpoint that always loses
       // the comparison would still win every pick in which it is drawn twice.
       for (int k = 0; b == a && k < 4; ++k) b = main.Sample(reader.Next());
-      double ca = Cost(a), cb = Cost(b);
+      const double ca = Cost(a), cb = Cost(b);
       i = cb < ca ? b : a;
       // A failing candidate (its failure term at least doubles its cost) brings a third one: with
       // two candidates, a failing endpoint paired with a slow one hands the slow one the pick
