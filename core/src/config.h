@@ -97,10 +97,10 @@ struct Config {
     // scenario of the benchmark (docs/benchmark.md); the article profile keeps plain weights.
     PickMode mode = PickMode::kLoadAware;
     int64_t latency_decay_ms = 10000;  // EWMA decay for load-aware mode (Finagle's tau)
-    // Load-aware cost multiplier per unit of recent failure share: cost x (1 + error_cost x f).
-    // 100 makes an endpoint failing 1% of requests (the default error rule's threshold) cost
-    // twice as much as a healthy one.
-    double error_cost = 100;
+    // Load-aware cost multiplier per unit of failure share: cost x (1 + error_cost x f). 500
+    // makes an endpoint failing 1% of requests (the default error rule's threshold) cost 6x a
+    // healthy one, and one failing 15% cost 76x (docs/benchmark.md, section 6).
+    double error_cost = 500;
     // Load-aware: share of picks made by weight alone, without the cost comparison, so that
     // endpoints it avoids keep a trickle of traffic and stay observed (S-S3).
     double keepalive_share = 0.01;

@@ -51,6 +51,14 @@ struct Endpoint {
   // Load-aware mode: recent failure share, an EWMA over outcomes (alpha 1/16), so a failing
   // endpoint's cost rises within a few requests rather than at the next controller cycle.
   std::atomic<double> failure_ewma{0};
+  // Load-aware mode: failure share over the picker's decay time (latency_decay_ms): failures
+  // and outcomes, each decayed with exp(-dt / tau), and their ratio. Not halved by the cycle, so
+  // an endpoint failing a steady share of requests keeps that estimate while it gets few picks;
+  // cleared (with failure_ewma) after a cycle whose results were all successes (Service::Cycle).
+  std::atomic<double> fail_decayed{0};
+  std::atomic<double> outcomes_decayed{0};
+  std::atomic<int64_t> fail_at_ns{0};
+  std::atomic<double> failure_share{0};
   HotStats stats;
 
   const std::string id;

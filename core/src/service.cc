@@ -169,11 +169,25 @@ void Service::Cycle(const Config& cfg, int64_t now, std::vector<PendingEvent>* e
   std::vector<const WindowStats*> known;
   for (Endpoint* ep : endpoints_) {
     ControlState& c = ep->ctl;
-    ep->stats.Drain(&c.window.Next(slots));  // drains into the window's oldest slot, reused
-    // Halve the load-aware failure estimate each cycle: an endpoint that lost every pick since
-    // it failed gets tried again, and one still failing raises it within a few requests.
+    CycleSample& sample = c.window.Next(slots);
+    ep->stats.Drain(&sample);  // drains into the window's oldest slot, reused
+    // Load-aware failure estimates. The fast one halves each cycle: an endpoint that lost every
+    // pick since it failed gets tried again, and one still failing raises it within a few
+    // requests. Both forget at once after a clean cycle with enough evidence (at least
+    // isolation.exit_min_probes results, none failed: what lets an isolated endpoint out), so a
+    // recovered endpoint is back within a cycle instead of several decay times; one failing 15%
+    // of ~10 picks a cycle has such a cycle one time in five and is priced again at its next
+    // failure.
     ep->failure_ewma.store(ep->failure_ewma.load(std::memory_order_relaxed) * 0.5,
                            std::memory_order_relaxed);
+    uint64_t results = 0;
+    for (uint64_t n : sample.outcomes) results += n;
+    if (results >= cfg.isolation.exit_min_probes &&
+        sample.outcomes[WT_OUTCOME_SUCCESS] == results) {
+      ep->failure_ewma.store(0, std::memory_order_relaxed);
+      ep->fail_decayed.store(0, std::memory_order_relaxed);
+      ep->failure_share.store(0, std::memory_order_relaxed);
+    }
     c.stats = c.window.Compute();
     const uint64_t needed = c.state == State::kIsolated ? cfg.isolation.exit_min_probes
                                                         : cfg.window.min_requests;
@@ -288,15 +302,22 @@ Status Service::Record(Endpoint* ep, double latency_ms, int outcome, const Snaps
 }
 
 void Service::UpdateLoad(Endpoint* ep, double latency_ms, int outcome, const Snapshot& snap) {
+  // Every estimate here is updated racily (plain loads and stores, no read-modify-write): two
+  // reports racing on one endpoint may lose one sample's influence, never corrupt a value, and
+  // a report pays no locked instruction for them.
+  auto decay_since = [&](std::atomic<int64_t>& at, int64_t now) {
+    const double dt = double(now - at.load(std::memory_order_relaxed));
+    at.store(now, std::memory_order_relaxed);
+    return std::exp(-std::max(dt, 0.0) / snap.latency_decay_ns);
+  };
+  const int64_t now = clock_.NowNs();
   const bool failed = outcome != WT_OUTCOME_SUCCESS;
   const double prev = ep->ewma_ms.load(std::memory_order_relaxed);
   // Peak EWMA (Finagle): a slower sample is taken at once, faster ones decay in with tau. A
   // failure may raise the estimate but never lower it: an endpoint that fails in 1 ms must not
   // look fast and attract traffic (Prequal's "sinkholing").
   if (!failed || prev <= 0 || latency_ms > prev) {
-    const int64_t now = clock_.NowNs();
-    const double dt = double(now - ep->ewma_at_ns.exchange(now, std::memory_order_relaxed));
-    const double w = std::exp(-std::max(dt, 0.0) / snap.latency_decay_ns);
+    const double w = decay_since(ep->ewma_at_ns, now);
     const double next = latency_ms > prev || prev <= 0 ? latency_ms : prev * w + latency_ms * (1 - w);
     ep->ewma_ms.store(std::max(next, 1e-3), std::memory_order_relaxed);
   }
@@ -304,6 +325,14 @@ void Service::UpdateLoad(Endpoint* ep, double latency_ms, int outcome, const Sna
   // controller's window reacts within a cycle.
   const double f = ep->failure_ewma.load(std::memory_order_relaxed);
   ep->failure_ewma.store(f + ((failed ? 1.0 : 0.0) - f) / 16.0, std::memory_order_relaxed);
+  // Failure share over the decay time: both sums decay alike, so their ratio needs no decay
+  // when read, and it stays put while the endpoint gets no picks.
+  const double w = decay_since(ep->fail_at_ns, now);
+  const double fails = ep->fail_decayed.load(std::memory_order_relaxed) * w + (failed ? 1 : 0);
+  const double all = ep->outcomes_decayed.load(std::memory_order_relaxed) * w + 1;
+  ep->fail_decayed.store(fails, std::memory_order_relaxed);
+  ep->outcomes_decayed.store(all, std::memory_order_relaxed);
+  ep->failure_share.store(fails / all, std::memory_order_relaxed);
 }
 
 Status Service::Finish(const wt_pick& pick, double latency_ms, int outcome, bool record) {

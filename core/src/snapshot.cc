@@ -35,20 +35,25 @@ void AliasTable::Build(const std::vector<uint32_t>& items, const std::vector<dou
   for (uint32_t i : small) columns_[i] = {kFull, items[i], items[i]};
 }
 
-uint32_t Snapshot::LeastLoaded(uint32_t a, uint32_t b) const {
-  // Finagle's peak-EWMA load, latency x (in-flight + 1), times a failure term: the recent failure
-  // share weighs error_cost latencies, so a fast-failing endpoint does not look cheap (Prequal's
+double Snapshot::FailureShare(uint32_t i) const {
+  // The larger of the fast estimate (last ~16 outcomes, halved each cycle: reacts within a few
+  // requests) and the share over the decay time (steady: a 15%-failing endpoint that gets few
+  // picks keeps its 15% instead of drifting back to "healthy" between two of its failures).
+  const Endpoint* ep = members->endpoints[i];
+  return std::max(ep->failure_ewma.load(std::memory_order_relaxed),
+                  ep->failure_share.load(std::memory_order_relaxed));
+}
+
+double Snapshot::Cost(uint32_t i) const {
+  // Finagle's peak-EWMA load, latency x (in-flight + 1), times a failure term: the failure share
+  // weighs error_cost latencies, so a fast-failing endpoint does not look cheap (Prequal's
   // sinkholing). An endpoint with no latency history costs nothing while idle and "infinitely"
   // much once it has requests pending, so it is tried but not flooded.
-  auto cost = [&](uint32_t i) {
-    const Endpoint* ep = members->endpoints[i];
-    const double lat = ep->ewma_ms.load(std::memory_order_relaxed);
-    const int32_t pending = ep->inflight.load(std::memory_order_relaxed);
-    if (lat <= 0) return pending > 0 ? 1e300 + pending : 0.0;
-    const double fail = ep->failure_ewma.load(std::memory_order_relaxed);
-    return lat * (pending + 1) * (1 + error_cost * fail);
-  };
-  return cost(b) < cost(a) ? b : a;
+  const Endpoint* ep = members->endpoints[i];
+  const double lat = ep->ewma_ms.load(std::memory_order_relaxed);
+  const int32_t pending = ep->inflight.load(std::memory_order_relaxed);
+  if (lat <= 0) return pending > 0 ? 1e300 + pending : 0.0;
+  return lat * (pending + 1) * (1 + error_cost * FailureShare(i));
 }
 
 void Snapshot::Pick(Reclaimer::Reader& reader, wt_pick* out) const {
@@ -74,7 +79,18 @@ void Snapshot::Pick(Reclaimer::Reader& reader, wt_pick* out) const {
       // Two distinct candidates (Finagle's P2C): with a repeat, an endpoint that always loses
       // the comparison would still win every pick in which it is drawn twice.
       for (int k = 0; b == a && k < 4; ++k) b = main.Sample(reader.Next());
-      i = LeastLoaded(a, b);
+      const double ca = Cost(a), cb = Cost(b);
+      i = cb < ca ? b : a;
+      // A failing candidate (its failure term at least doubles its cost) brings a third one: with
+      // two candidates, a failing endpoint paired with a slow one hands the slow one the pick
+      // whatever its queue, so avoiding the failing endpoint would overload the slow one. The
+      // lowest of three costs still weighs load against failures (no lexicographic rule), so
+      // when every other endpoint is saturated the failing one still takes its share.
+      if (a != b && error_cost * std::max(FailureShare(a), FailureShare(b)) >= 1) {
+        uint32_t c = main.Sample(reader.Next());
+        for (int k = 0; (c == a || c == b) && k < 4; ++k) c = main.Sample(reader.Next());
+        if (c != a && c != b && Cost(c) < std::min(ca, cb)) i = c;
+      }
     }
   }
   if (mode == PickMode::kLoadAware) {

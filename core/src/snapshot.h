@@ -74,7 +74,8 @@ struct Snapshot {
   void Pick(Reclaimer::Reader& reader, wt_pick* out) const;
 
  private:
-  uint32_t LeastLoaded(uint32_t a, uint32_t b) const;
+  double FailureShare(uint32_t i) const;  // load-aware failure estimate of endpoints[i]
+  double Cost(uint32_t i) const;          // load-aware cost of endpoints[i]
 };
 
 }  // namespace weighted

@@ -122,6 +122,39 @@ TEST(Picker, LoadAwareAvoidsAFastFailingEndpointButKeepsAKeepAliveTrickle) {
   EXPECT_GT(picks["A"], total * 5 / 100 / 3 / 2) << "the keep-alive share still reaches A";
 }
 
+TEST(Picker, LoadAwareAFailingCandidateBringsAThirdSoTheSlowOneIsNotHandedThePick) {
+  // A fails 1 request in 7 (~15%, the article's leak) at 20 ms, B is slow (200 ms), C healthy.
+  // Two candidates only: every pair {A, B} goes to B, whatever B's latency (1/3 of the picks).
+  // With the third candidate a pair holding a failing endpoint also compares C, so B gets the
+  // few picks in which C is not drawn, plus the keep-alive share.
+  Harness h(R"({"seed": 8, "picker": {"mode": "load_aware"}})");
+  h.Set({{"A", 1}, {"B", 1}, {"C", 1}});
+  int a_calls = 0;
+  auto picks = h.Drive(30, 200, [&](const std::string& id) {
+    if (id == "A") return ++a_calls % 7 == 0 ? Outcome{20, WT_OUTCOME_HTTP_5XX} : Ok(20);
+    return id == "B" ? Ok(200) : Ok(20);
+  });
+  const int total = 6000;
+  EXPECT_LT(picks["B"], total / 10) << "the slow endpoint is not handed A's pairs";
+  EXPECT_LT(picks["A"], total / 20) << "the failing endpoint is avoided";
+  EXPECT_GT(picks["A"], 0) << "the keep-alive share still reaches A";
+}
+
+TEST(Picker, LoadAwareReadmitsARecoveredEndpointAfterOneCleanCycle) {
+  // A refuses connections for 20 s, then recovers. Its failure estimates forget at the first
+  // controller cycle whose results (keep-alive picks) are all successes, so it is back in the
+  // comparison within a cycle, not after several decay times.
+  Harness h(R"({"seed": 8, "picker": {"mode": "load_aware", "keepalive_share": 0.05}})");
+  h.Set({{"A", 1}, {"B", 1}, {"C", 1}});
+  auto down = h.Drive(20, 200, [](const std::string& id) {
+    return id == "A" ? Outcome{1, WT_OUTCOME_CONNECT_ERROR} : Ok(20);
+  });
+  EXPECT_LT(down["A"], 4000 / 20);
+  h.Drive(10, 200, [](const std::string&) { return Ok(20); });
+  auto back = h.Drive(10, 200, [](const std::string&) { return Ok(20); });
+  EXPECT_GT(back["A"], 2000 / 6) << "A wins comparisons again, within its (still cut) weight";
+}
+
 TEST(Picker, LoadAwareWithoutTheFailureTermFallsIntoTheSinkhole) {
   Harness h(R"({"seed": 8, "picker": {"mode": "load_aware", "error_cost": 0}})");
   h.Set({{"A", 1}, {"B", 1}, {"C", 1}});

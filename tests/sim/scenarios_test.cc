@@ -54,6 +54,26 @@ TEST(Scenarios, SeedEngineDefaultBeatsRoundRobin) {
   EXPECT_LT(Get(r, "engine_default", "sick_share"), Get(r, "round_robin", "sick_share"));
 }
 
+TEST(Scenarios, SeedEngineDefaultRecoversAndRoundRobinDoesNot) {
+  // The fourth article metric (issue 3): the 5-s moving error rate back at or below 1% (and
+  // throughput at 90% of the oracle's) for the rest of the fault. Round-robin keeps sending the
+  // leaking backend a third of the traffic and never gets there; the default profile must.
+  const json r = RunFile("seed", {"round_robin", "engine_default"});
+  EXPECT_TRUE(r["summary"]["round_robin"]["recovery_s"].is_null());
+  ASSERT_FALSE(r["summary"]["engine_default"]["recovery_s"].is_null());
+  EXPECT_LE(Get(r, "engine_default", "recovery_s"), 12.0) << "the article's figure";
+  EXPECT_LT(Get(r, "engine_default", "sick_share"), 0.5 * Get(r, "round_robin", "sick_share"));
+}
+
+TEST(Scenarios, OpenLoopOverloadEngineErrsLessThanRoundRobin) {
+  // Under open-loop load, avoiding the leaking backend overloads the other two: the picker must
+  // still weigh load against failures (no cascade of its own making).
+  const json r = RunFile("open_loop", {"round_robin", "engine_default"});
+  EXPECT_LT(Get(r, "engine_default", "error_rate"), 0.5 * Get(r, "round_robin", "error_rate"));
+  EXPECT_LT(Get(r, "engine_default", "max_error_rate"), 0.5 * Get(r, "round_robin", "max_error_rate"));
+  EXPECT_GT(Get(r, "engine_default", "mean_success_tps"), Get(r, "round_robin", "mean_success_tps"));
+}
+
 TEST(Scenarios, SeedNoPeerBeatsTheEngineOnBothThroughputAndErrors) {
   const std::vector<std::string> peers = {"round_robin", "fixed_weights", "random",
                                           "least_request", "peak_ewma", "grpc_wrr",
