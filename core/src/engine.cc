@@ -9,6 +9,9 @@ namespace weighted {
 namespace {
 constexpr size_t kMaxServiceName = 256;
 constexpr int64_t kMaxManualNs = int64_t{1} << 62;
+// One advance runs every cycle that falls due, each over every endpoint, and holds their events
+// until it returns: a delta of decades would run for hours. Larger steps are refused up front.
+constexpr int64_t kMaxCyclesPerAdvance = 1000000;
 }
 
 Engine::Engine(Config cfg, int clock_mode)
@@ -177,6 +180,13 @@ Status Engine::Advance(int64_t delta_ns) {
                                          "clock past its end ({} ns)", delta_ns, kMaxManualNs));
     }
     const int64_t target = manual_clock_->NowNs() + delta_ns;
+    const int64_t interval_ns = config()->controller.interval_ms * kNsPerMs;
+    if (target >= next_cycle_ns_ && (target - next_cycle_ns_) / interval_ns >= kMaxCyclesPerAdvance) {
+      return InvalidArgument(fmt::format("wt_engine_advance: delta_ns {} spans more than {} "
+                                         "controller cycles of controller.interval_ms ({}); "
+                                         "advance in smaller steps",
+                                         delta_ns, kMaxCyclesPerAdvance, interval_ns / kNsPerMs));
+    }
     while (next_cycle_ns_ <= target) {
       manual_clock_->Set(next_cycle_ns_);
       RunCycleAt(next_cycle_ns_, &batches);

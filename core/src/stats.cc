@@ -15,6 +15,7 @@ void HotStats::Record(double latency_ms, int outcome) {
   // relative latency (Prequal's "sinkholing"); a timeout's latency is the client's deadline,
   // and the timeout already counts as an error.
   if (outcome != WT_OUTCOME_SUCCESS) {
+    // A business error's count goes before its bucket: Drain() relies on that order.
     outcomes_[outcome].fetch_add(1, std::memory_order_relaxed);
     if (outcome != WT_OUTCOME_BUSINESS_ERROR) return;
   }
@@ -40,22 +41,25 @@ void HotStats::Drain(CycleSample* out) {
   auto add = [](std::atomic<uint64_t>& a, uint64_t n) {
     a.store(a.load(std::memory_order_relaxed) + n, std::memory_order_relaxed);
   };
+  // The histogram before the counts. A business error counts itself before it records its
+  // bucket (Record), so a bucket taken here has its count taken below, in this drain or an
+  // earlier one (the bucket's exchange acquires what its recorder did before it). The served
+  // total minus the business total can then lag the successes, never exceed them.
+  const bool had = !out->histogram.empty();
+  const uint64_t served = histogram_.Drain(&out->histogram);
+  if (had) std::sort(out->histogram.begin(), out->histogram.end());
+  out->latency_count += served;
+  add(drained_served_, served);
+  out->latency_sum_us += take(latency_sum_us_);
   for (int i = 0; i < kOutcomes; ++i) {
     if (i == WT_OUTCOME_SUCCESS) continue;
     const uint64_t n = take(outcomes_[i]);
     out->outcomes[i] += n;
     add(drained_[i], n);
   }
-  out->latency_sum_us += take(latency_sum_us_);
-  const bool had = !out->histogram.empty();
-  const uint64_t served = histogram_.Drain(&out->histogram);
-  if (had) std::sort(out->histogram.begin(), out->histogram.end());
-  out->latency_count += served;
-  add(drained_served_, served);
-  // Successes = served - business errors, as running totals. A business error recorded while
-  // this runs may have its count and its bucket taken by different drains, making this
-  // cycle's difference one off; the running totals settle it at a later drain (a success moves
-  // by a cycle, none is lost or counted twice), and the handed-out total never goes back.
+  // Successes = served - business errors, as running totals: a business error whose count was
+  // taken but whose bucket was not makes the difference lag by one, and the next drain that
+  // takes the bucket hands the success on. Once all is drained the total is exact.
   const uint64_t served_total = drained_served_.load(std::memory_order_relaxed);
   const uint64_t business_total = drained_[WT_OUTCOME_BUSINESS_ERROR].load(std::memory_order_relaxed);
   const uint64_t handed = drained_[WT_OUTCOME_SUCCESS].load(std::memory_order_relaxed);

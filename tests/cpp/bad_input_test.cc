@@ -291,6 +291,9 @@ std::vector<CallCase> CallCases() {
        WT_ERR_NO_ENDPOINT, "service \"other\" has no endpoints"},
       {"AdvanceBackwards", [](Live& l) { return wt_engine_advance(l.e(), -1); },
        WT_ERR_INVALID_ARGUMENT, "delta_ns must be >= 0"},
+      {"AdvanceOverAMillionCycles", [](Live& l) {
+         return wt_engine_advance(l.e(), int64_t{100} * 86400 * 1000000000); },  // 100 days of 5-s cycles
+       WT_ERR_INVALID_ARGUMENT, "spans more than 1000000 controller cycles"},
       {"AdvancePastTheEnd", [](Live& l) { return wt_engine_advance(l.e(), LLONG_MAX); },
        WT_ERR_INVALID_ARGUMENT, "past its end"},
       {"UnknownClockMode", [](Live&) { wt_engine* e; return wt_engine_create("{}", 2, 7, &e); },

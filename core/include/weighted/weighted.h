@@ -135,7 +135,9 @@ WT_API wt_status wt_engine_reload_from_file(wt_engine* engine, const char* path)
 WT_API wt_status wt_engine_now(wt_engine* engine, int64_t* out_ns);
 
 /* Manual clock only: moves time forward by `delta_ns` (>= 0) and runs, in order and at their
- * exact times, every controller cycle that falls due. Event callbacks run on this thread. */
+ * exact times, every controller cycle that falls due. Event callbacks run on this thread. A
+ * delta over which more than 1 000 000 cycles fall due is refused (WT_ERR_INVALID_ARGUMENT,
+ * nothing runs): advance in steps. */
 WT_API wt_status wt_engine_advance(wt_engine* engine, int64_t delta_ns);
 
 /* Runs one controller cycle now, whatever the clock mode (for tools and tests). */
