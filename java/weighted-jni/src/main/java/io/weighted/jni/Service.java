@@ -124,6 +124,38 @@ public final class Service {
   }
 
   /**
+   * The hot-path pick: fills and returns the calling thread's {@link PickSlot} (no allocation, no
+   * JNI array call). The slot is overwritten by this thread's next call. Throws
+   * {@link NoEndpointException} when the set is empty.
+   */
+  public PickSlot pickToSlot() {
+    PickSlot slot = PickSlot.local();
+    if (slot == null) {
+      long[] out = new long[3];
+      pickInto(out);
+      return new PickSlot(out);
+    }
+    long h = handle.acquire();
+    int status;
+    try {
+      status = pickTo0(ptr, slot.address);
+    } finally {
+      handle.release();
+    }
+    NativeLibrary.checkCall(status);
+    slot.load();
+    return slot;
+  }
+
+  static long bufferAddress(java.nio.ByteBuffer direct) {
+    long address = address0(direct);
+    if (address == 0) {
+      throw new IllegalStateException("JNI GetDirectBufferAddress is not supported by this JVM");
+    }
+    return address;
+  }
+
+  /**
    * Finishes a pick with its outcome; releases its in-flight count if it was tracked. Throws
    * {@link StaleEndpointException} if the endpoint was removed meanwhile (the outcome is then
    * counted as stale), and {@link WeightedException} with {@link Status#INVALID_ARGUMENT} for a
@@ -237,6 +269,10 @@ public final class Service {
   private static native int endpointId0(long service, long key, byte[][] out);
 
   private static native int pick0(long service, long[] out);
+
+  private static native int pickTo0(long service, long address);
+
+  private static native long address0(java.nio.ByteBuffer direct);
 
   private static native int complete0(long service, long key, long epoch, int index, int flags,
       double latencyMs, int outcome);

@@ -3,14 +3,17 @@ package io.weighted.spring;
 import io.weighted.jni.Engine;
 import io.weighted.jni.NoEndpointException;
 import io.weighted.jni.Pick;
+import io.weighted.jni.PickSlot;
 import io.weighted.jni.Service;
 import io.weighted.jni.WeightedException;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
 import java.util.function.LongSupplier;
 import org.apache.commons.logging.Log;
@@ -136,16 +139,16 @@ public class WeightedLoadBalancer implements ReactorServiceInstanceLoadBalancer 
   }
 
   private WeightedServiceInstance pickFrom(EndpointSet set) {
-    long[] p = new long[3];
-    service.pickInto(p);
-    long epoch = p[1];
-    int index = (int) p[2];
-    int flags = (int) (p[2] >>> 32);
+    PickSlot p = service.pickToSlot();  // this thread's slot: read it before anything else picks
+    long key = p.key();
+    long epoch = p.epoch();
+    int index = p.index();
+    int flags = p.flags();
     EndpointSet s = epoch == set.epoch ? set : current;
     if (s == null || epoch != s.epoch || index < 0 || index >= s.instances.length) {
-      Pick pick = Pick.fromPacked(p);
+      Pick pick = new Pick(key, epoch, index, flags);
       try {
-        return wrap(resolveById(set, p[0]), pick);
+        return wrap(resolveById(set, key), pick);
       } catch (RuntimeException e) {
         try {
           service.cancel(pick);  // never leave a tracked pick behind
@@ -155,7 +158,7 @@ public class WeightedLoadBalancer implements ReactorServiceInstanceLoadBalancer 
         throw e;
       }
     }
-    return new WeightedServiceInstance(s.instances[index], s.ids[index], service, p[0], epoch,
+    return new WeightedServiceInstance(s.instances[index], s.ids[index], service, key, epoch,
         index, flags, true, nanoClock);
   }
 
@@ -264,23 +267,29 @@ public class WeightedLoadBalancer implements ReactorServiceInstanceLoadBalancer 
   /** The registered set for this list, registering it with the engine if discovery changed it. */
   private EndpointSet endpointsFor(List<ServiceInstance> instances, Request<?> request) {
     EndpointSet cur = current;
-    if (cur != null && (cur.source == instances || cur.sameSource(instances))) {
+    if (cur != null && cur.matches(instances)) {
       return cur;
+    }
+    if (cur != null && isRetryExclusion(instances, request, cur)) {
+      return cur;  // a retry's list is never the new set: see the class comment
     }
     EndpointSet candidate = EndpointSet.of(instances);
-    if (cur != null && (cur.sameEndpoints(candidate) || isRetryExclusion(instances, request, cur))) {
-      return cur;
-    }
     if (candidate.instances.length == 0) {
       return cur;  // every instance has weight 0: keep the engine's set, send nothing new
     }
     synchronized (this) {
       cur = current;
-      if (cur != null && cur.sameEndpoints(candidate)) {
-        return cur;
+      if (cur != null && cur.matches(instances)) {
+        return cur;  // another thread registered this list meanwhile
       }
-      service.setEndpoints(candidate.ids, candidate.weights);
-      candidate.epoch = ++epochs;
+      if (cur != null && cur.sameEndpoints(candidate)) {
+        // Same ids, weights and (equal) instances, e.g. only the order of metadata text
+        // changed: nothing for the engine, but remember this list so the next call is fast.
+        candidate.epoch = cur.epoch;
+      } else {
+        service.setEndpoints(candidate.ids, candidate.weights);
+        candidate.epoch = ++epochs;
+      }
       candidate.remember(instances);
       current = candidate;
       if (log.isDebugEnabled()) {
@@ -293,6 +302,10 @@ public class WeightedLoadBalancer implements ReactorServiceInstanceLoadBalancer 
 
   /** One endpoint set as registered with the engine. Index i is the engine's pick index i. */
   static final class EndpointSet {
+    private static final Set<Class<?>> IMMUTABLE_LISTS = new HashSet<>(List.of(
+        List.of().getClass(), List.of(1).getClass(), List.of(1, 2, 3).getClass(),
+        Collections.emptyList().getClass(), Collections.singletonList(1).getClass()));
+
     final ServiceInstance[] instances;
     final String[] ids;
     final double[] weights;
@@ -301,6 +314,8 @@ public class WeightedLoadBalancer implements ReactorServiceInstanceLoadBalancer 
     /** The list this set was built from (identity fast path) and its elements. */
     volatile List<ServiceInstance> source;
     private ServiceInstance[] sourceElements = new ServiceInstance[0];
+    /** {@code source} cannot change in place (List.of, List.copyOf, Stream.toList). */
+    private boolean sourceImmutable;
 
     private EndpointSet(ServiceInstance[] instances, String[] ids, double[] weights,
         Map<String, Integer> indexById) {
@@ -337,24 +352,40 @@ public class WeightedLoadBalancer implements ReactorServiceInstanceLoadBalancer 
 
     void remember(List<ServiceInstance> list) {
       sourceElements = list.toArray(new ServiceInstance[0]);
+      sourceImmutable = IMMUTABLE_LISTS.contains(list.getClass());
       source = list;
     }
 
     /**
-     * A new list object with the same instances (suppliers without a cache build one per call):
-     * element-wise equals, no id strings built, so the common case stays cheap.
+     * Whether {@code list} still describes this set, without building an id or parsing a weight:
+     * the list this set was built from, if it cannot have changed in place (an immutable list);
+     * otherwise the same instances in the same order, each the very object seen before (a
+     * caching supplier's list, or a filter's new list of the same instances) or an equal
+     * instance with the same host, port and weight metadata (suppliers that build new instances
+     * per call). A list changed in place, reordered, or with a changed weight does not match.
      */
-    boolean sameSource(List<ServiceInstance> list) {
+    boolean matches(List<ServiceInstance> list) {
+      if (list == source && sourceImmutable) {
+        return true;
+      }
       ServiceInstance[] known = sourceElements;
       if (list.size() != known.length) {
         return false;
       }
       for (int i = 0; i < known.length; i++) {
-        if (!known[i].equals(WeightedServiceInstance.unwrap(list.get(i)))) {
+        ServiceInstance x = list.get(i);
+        if (x != known[i] && !sameEndpoint(known[i], x)) {
           return false;
         }
       }
       return true;
+    }
+
+    private static boolean sameEndpoint(ServiceInstance a, ServiceInstance b) {
+      a = WeightedServiceInstance.unwrap(a);
+      b = WeightedServiceInstance.unwrap(b);
+      return a == b || (a.equals(b) && a.getPort() == b.getPort()
+          && Objects.equals(a.getHost(), b.getHost()) && Endpoints.sameWeightMetadata(a, b));
     }
 
     boolean sameEndpoints(EndpointSet o) {
