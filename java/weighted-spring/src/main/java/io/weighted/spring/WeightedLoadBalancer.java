@@ -29,6 +29,8 @@ import org.springframework.cloud.loadbalancer.core.NoopServiceInstanceListSuppli
 import org.springframework.cloud.loadbalancer.core.ReactorServiceInstanceLoadBalancer;
 import org.springframework.cloud.loadbalancer.core.SelectedInstanceCallback;
 import org.springframework.cloud.loadbalancer.core.ServiceInstanceListSupplier;
+import reactor.core.Fuseable;
+import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
 /**
@@ -92,7 +94,22 @@ public class WeightedLoadBalancer implements ReactorServiceInstanceLoadBalancer 
   @Override
   public Mono<Response<ServiceInstance>> choose(Request request) {
     ServiceInstanceListSupplier s = supplier();
-    return s.get(request).next().map(instances -> processInstanceResponse(s, instances, request));
+    Flux<List<ServiceInstance>> lists = s.get(request);
+    if (lists instanceof Fuseable.ScalarCallable<?> scalar) {
+      // A synchronous source (Flux.just of a fixed or cached list, Flux.empty, Flux.error):
+      // Flux.next() would read it at once into a Mono.just and then map it, two operators. One
+      // callable does the same lazily, once per subscription: the list read and the pick happen
+      // when subscribed, an empty source gives an empty Mono, an error an error.
+      return Mono.fromCallable(() -> responseFor(s, scalar.call(), request));
+    }
+    return lists.next().map(instances -> processInstanceResponse(s, instances, request));
+  }
+
+  @SuppressWarnings("unchecked")
+  private Response<ServiceInstance> responseFor(ServiceInstanceListSupplier s, Object instances,
+      Request<?> request) {
+    return instances == null ? null
+        : processInstanceResponse(s, (List<ServiceInstance>) instances, request);
   }
 
   private ServiceInstanceListSupplier supplier() {
