@@ -86,23 +86,20 @@ JNIEXPORT jint JNICALL Java_io_weighted_jni_Service_pick0(JNIEnv* env, jclass, j
   return WT_OK;
 }
 
-// The pick without a JNI array call: the result goes to a per-thread direct buffer that Java
-// reads back (SetLongArrayRegion was ~15 ns of a ~45 ns pick through JNI).
-JNIEXPORT jint JNICALL Java_io_weighted_jni_Service_pickTo0(JNIEnv*, jclass, jlong service,
-                                                            jlong address) {
+// The pick for callers that know which endpoint set they registered (Spring, Ribbon): returns
+// (flags << 32) | index, a JNI call with primitives only and no write back. A pick from another
+// set (`epoch` differs: the set changed meanwhile) is cancelled here, where its key is known,
+// and reported as kOtherEpoch so that the caller takes the full pick; errors are -status.
+JNIEXPORT jlong JNICALL Java_io_weighted_jni_Service_pickIn0(JNIEnv*, jclass, jlong service,
+                                                             jlong epoch) {
   wt_pick p;
   wt_status s = wt_service_pick(S(service), &p);
-  if (s != WT_OK) return s;
-  jlong* out = reinterpret_cast<jlong*>(address);
-  out[0] = static_cast<jlong>(p.key);
-  out[1] = static_cast<jlong>(p.epoch);
-  out[2] = static_cast<jlong>((static_cast<uint64_t>(p.flags) << 32) | p.index);
-  return WT_OK;
-}
-
-JNIEXPORT jlong JNICALL Java_io_weighted_jni_Service_address0(JNIEnv* env, jclass,
-                                                             jobject buffer) {
-  return reinterpret_cast<jlong>(env->GetDirectBufferAddress(buffer));
+  if (s != WT_OK) return -static_cast<jlong>(s);
+  if (p.epoch != static_cast<uint64_t>(epoch)) {
+    if (p.flags & WT_PICK_TRACKED) wt_service_cancel(S(service), &p);
+    return wtjni::kOtherEpoch;
+  }
+  return static_cast<jlong>((static_cast<uint64_t>(p.flags) << 32) | p.index);
 }
 
 JNIEXPORT jint JNICALL Java_io_weighted_jni_Service_complete0(JNIEnv*, jclass, jlong service,

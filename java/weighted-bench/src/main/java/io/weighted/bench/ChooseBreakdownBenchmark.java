@@ -50,8 +50,8 @@ public class ChooseBreakdownBenchmark {
   }
 
   @Benchmark
-  public long jniPickSlot() {
-    return service.pickToSlot().key();
+  public long jniPickIn() {
+    return service.pickIn(1);
   }
 
   @Benchmark

@@ -123,36 +123,29 @@ public final class Service {
     NativeLibrary.checkCall(status);
   }
 
+  /** What {@link #pickIn} returns for a pick from another endpoint set than the one asked for. */
+  public static final long OTHER_EPOCH = -1L << 40;
+
   /**
-   * The hot-path pick: fills and returns the calling thread's {@link PickSlot} (no allocation, no
-   * JNI array call). The slot is overwritten by this thread's next call. Throws
+   * The pick for a caller that keeps the endpoint set it registered (array index = pick index,
+   * and the keys from {@link #endpointKey}): returns {@code (flags << 32) | index}, one JNI call
+   * with primitives only, nothing allocated, nothing written back. When the pick comes from
+   * another set than {@code epoch} (the set changed meanwhile), the engine's pick is cancelled
+   * and {@link #OTHER_EPOCH} is returned: take a full {@link #pickInto} then. Throws
    * {@link NoEndpointException} when the set is empty.
    */
-  public PickSlot pickToSlot() {
-    PickSlot slot = PickSlot.local();
-    if (slot == null) {
-      long[] out = new long[3];
-      pickInto(out);
-      return new PickSlot(out);
-    }
+  public long pickIn(long epoch) {
     long h = handle.acquire();
-    int status;
+    long r;
     try {
-      status = pickTo0(ptr, slot.address);
+      r = pickIn0(ptr, epoch);
     } finally {
       handle.release();
     }
-    NativeLibrary.checkCall(status);
-    slot.load();
-    return slot;
-  }
-
-  static long bufferAddress(java.nio.ByteBuffer direct) {
-    long address = address0(direct);
-    if (address == 0) {
-      throw new IllegalStateException("JNI GetDirectBufferAddress is not supported by this JVM");
+    if (r < 0 && r != OTHER_EPOCH) {
+      NativeLibrary.checkCall((int) -r);
     }
-    return address;
+    return r;
   }
 
   /**
@@ -270,9 +263,7 @@ public final class Service {
 
   private static native int pick0(long service, long[] out);
 
-  private static native int pickTo0(long service, long address);
-
-  private static native long address0(java.nio.ByteBuffer direct);
+  private static native long pickIn0(long service, long epoch);
 
   private static native int complete0(long service, long key, long epoch, int index, int flags,
       double latencyMs, int outcome);

@@ -3,7 +3,6 @@ package io.weighted.spring;
 import io.weighted.jni.Engine;
 import io.weighted.jni.NoEndpointException;
 import io.weighted.jni.Pick;
-import io.weighted.jni.PickSlot;
 import io.weighted.jni.Service;
 import io.weighted.jni.WeightedException;
 import java.util.ArrayList;
@@ -156,16 +155,31 @@ public class WeightedLoadBalancer implements ReactorServiceInstanceLoadBalancer 
   }
 
   private WeightedServiceInstance pickFrom(EndpointSet set) {
-    PickSlot p = service.pickToSlot();  // this thread's slot: read it before anything else picks
-    long key = p.key();
-    long epoch = p.epoch();
-    int index = p.index();
-    int flags = p.flags();
+    long[] keys = set.keys;
+    if (keys != null) {
+      // The common case: the engine picks from the set we hold, and says only which index.
+      long epoch = set.epoch;
+      long r = service.pickIn(epoch);
+      if (r != Service.OTHER_EPOCH) {
+        int index = (int) r;
+        return new WeightedServiceInstance(set.instances[index], set.ids[index], service,
+            keys[index], epoch, index, (int) (r >>> 32), true, nanoClock);
+      }
+    }
+    return pickAny(set);
+  }
+
+  /** The full pick: the set changed between our lookup and the pick, or its keys are unknown. */
+  private WeightedServiceInstance pickAny(EndpointSet set) {
+    long[] p = new long[3];
+    service.pickInto(p);
+    Pick pick = Pick.fromPacked(p);
+    long epoch = pick.epoch();
+    int index = pick.index();
     EndpointSet s = epoch == set.epoch ? set : current;
     if (s == null || epoch != s.epoch || index < 0 || index >= s.instances.length) {
-      Pick pick = new Pick(key, epoch, index, flags);
       try {
-        return wrap(resolveById(set, key), pick);
+        return wrap(resolveById(set, pick.key()), pick);
       } catch (RuntimeException e) {
         try {
           service.cancel(pick);  // never leave a tracked pick behind
@@ -175,9 +189,10 @@ public class WeightedLoadBalancer implements ReactorServiceInstanceLoadBalancer 
         throw e;
       }
     }
-    return new WeightedServiceInstance(s.instances[index], s.ids[index], service, key, epoch,
-        index, flags, true, nanoClock);
+    return new WeightedServiceInstance(s.instances[index], s.ids[index], service, pick.key(),
+        epoch, index, pick.flags(), true, nanoClock);
   }
+
 
   /** Re-picks endpoints the gate refuses (an open breaker); none permitted: no instance. */
   private Response<ServiceInstance> gated(EndpointSet set) {
@@ -303,9 +318,11 @@ public class WeightedLoadBalancer implements ReactorServiceInstanceLoadBalancer 
         // Same ids, weights and (equal) instances, e.g. only the order of metadata text
         // changed: nothing for the engine, but remember this list so the next call is fast.
         candidate.epoch = cur.epoch;
+        candidate.keys = cur.keys;
       } else {
         service.setEndpoints(candidate.ids, candidate.weights);
         candidate.epoch = ++epochs;
+        candidate.keys = keysOf(candidate.ids);
       }
       candidate.remember(instances);
       current = candidate;
@@ -314,6 +331,19 @@ public class WeightedLoadBalancer implements ReactorServiceInstanceLoadBalancer 
             + " weights " + Arrays.toString(candidate.weights) + " (epoch " + candidate.epoch + ")");
       }
       return candidate;
+    }
+  }
+
+  /** The engine's keys of a set just registered; null (full picks only) if one is missing. */
+  private long[] keysOf(String[] ids) {
+    long[] keys = new long[ids.length];
+    try {
+      for (int i = 0; i < ids.length; i++) {
+        keys[i] = service.endpointKey(ids[i]);
+      }
+      return keys;
+    } catch (WeightedException e) {
+      return null;  // another writer changed the service's set meanwhile
     }
   }
 
@@ -328,6 +358,8 @@ public class WeightedLoadBalancer implements ReactorServiceInstanceLoadBalancer 
     final double[] weights;
     final Map<String, Integer> indexById;
     volatile long epoch;
+    /** The engine's key of each endpoint (for complete); null: unknown, picks take the full path. */
+    long[] keys;
     /** The list this set was built from (identity fast path) and its elements. */
     volatile List<ServiceInstance> source;
     private ServiceInstance[] sourceElements = new ServiceInstance[0];
