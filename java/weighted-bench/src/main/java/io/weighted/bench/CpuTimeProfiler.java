@@ -20,6 +20,8 @@ import org.openjdk.jmh.results.ScalarResult;
  * core suite's CPU column, the same idea). It includes the JMH loop's own few nanoseconds.
  */
 public final class CpuTimeProfiler implements InternalProfiler {
+  /** The name of the secondary result. */
+  public static final String RESULT = "cpu.ns/op";
   private final ThreadMXBean threads = ManagementFactory.getThreadMXBean();
   private final Map<Long, Long> start = new HashMap<>();
 
@@ -50,7 +52,7 @@ public final class CpuTimeProfiler implements InternalProfiler {
     }
     long ops = result.getMetadata().getAllOps();
     double perOp = ops == 0 ? Double.NaN : (double) total / ops;
-    return List.of(new ScalarResult("cpu.ns/op", perOp, "ns/op", AggregationPolicy.AVG));
+    return List.of(new ScalarResult(RESULT, perOp, "ns/op", AggregationPolicy.AVG));
   }
 
   private long cpu(long id) {
