@@ -160,6 +160,28 @@ class EndpointSetChangeTests {
     assertThat(picks(lb, 4000).get("h1")).isBetween(2850, 3150);
   }
 
+  @Test
+  void picksFromASetAnotherWriterRegisteredStillResolveAndLeakNothing() {
+    try (Engine loadAware = Engine.create("{\"seed\": 5, \"picker\": {\"mode\": \"load_aware\"}}",
+        ClockMode.MANUAL)) {
+      List<ServiceInstance> list = List.of(instance("h1"), instance("h2"), instance("h3"));
+      WeightedLoadBalancer lb = new WeightedLoadBalancer(new SimpleObjectProvider<>(
+          supplier(() -> Flux.just(list))), "svc", loadAware);
+      ((WeightedServiceInstance) lb.choose().block().getServer()).cancel();
+      // Someone else sets the same service's endpoints, in another order: the engine's epoch is
+      // no longer the balancer's, so every pick takes the full path and is resolved by id.
+      loadAware.service("svc").setEndpoints(new String[] {"h3:80", "h1:80", "h2:80"},
+          new double[] {1, 1, 1});
+      for (int i = 0; i < 50; i++) {
+        WeightedServiceInstance s = (WeightedServiceInstance) lb.choose().block().getServer();
+        assertThat(s.getEndpointId()).isEqualTo(s.getHost() + ":" + s.getPort());
+        assertThat(list).contains(s.getDelegate());
+        assertThat(s.cancel()).isTrue();
+      }
+      assertThat(inflight(loadAware)).isZero();  // no pick from the other epoch kept its count
+    }
+  }
+
   // ---- the one-operator path for synchronous suppliers behaves as next().map() does ----
 
   @Test
