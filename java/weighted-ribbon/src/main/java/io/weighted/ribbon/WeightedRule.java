@@ -193,7 +193,6 @@ public class WeightedRule extends AbstractLoadBalancerRule {
     }
   }
 
-
   static final class ServerSet {
     final Server[] servers;
     final String[] ids;

@@ -236,7 +236,6 @@ public class WeightedLoadBalancer implements ReactorServiceInstanceLoadBalancer 
         epoch, index, pick.flags(), true, nanoClock);
   }
 
-
   /** Re-picks endpoints the gate refuses (an open breaker); none permitted: no instance. */
   private Response<ServiceInstance> gated(EndpointSet set) {
     for (int attempt = 0; attempt < RETRY_PICKS; attempt++) {
