@@ -14,6 +14,8 @@ namespace wtjni {
 // Returned instead of a wt_status when a Java exception is pending (an OutOfMemoryError from a
 // JNI allocation): the JVM throws it as the native method returns, so Java never reads the code.
 inline constexpr jint kJavaException = -1;
+// Service.pickIn0: the pick came from another endpoint set than the caller's (see service.cc).
+inline constexpr jlong kOtherEpoch = jlong{-1} << 40;
 
 // Cached at JNI_OnLoad (native_library.cc).
 extern jclass g_event_class;         // io.weighted.jni.Event (global ref)

@@ -86,6 +86,22 @@ JNIEXPORT jint JNICALL Java_io_weighted_jni_Service_pick0(JNIEnv* env, jclass, j
   return WT_OK;
 }
 
+// The pick for callers that know which endpoint set they registered (Spring, Ribbon): returns
+// (flags << 32) | index, a JNI call with primitives only and no write back. A pick from another
+// set (`epoch` differs: the set changed meanwhile) is cancelled here, where its key is known,
+// and reported as kOtherEpoch so that the caller takes the full pick; errors are -status.
+JNIEXPORT jlong JNICALL Java_io_weighted_jni_Service_pickIn0(JNIEnv*, jclass, jlong service,
+                                                             jlong epoch) {
+  wt_pick p;
+  wt_status s = wt_service_pick(S(service), &p);
+  if (s != WT_OK) return -static_cast<jlong>(s);
+  if (p.epoch != static_cast<uint64_t>(epoch)) {
+    if (p.flags & WT_PICK_TRACKED) wt_service_cancel(S(service), &p);
+    return wtjni::kOtherEpoch;
+  }
+  return static_cast<jlong>((static_cast<uint64_t>(p.flags) << 32) | p.index);
+}
+
 JNIEXPORT jint JNICALL Java_io_weighted_jni_Service_complete0(JNIEnv*, jclass, jlong service,
                                                               jlong key, jlong epoch, jint index,
                                                               jint flags, jdouble latency_ms,

@@ -2,11 +2,15 @@ package io.weighted.bench;
 
 import java.util.Collection;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import org.openjdk.jmh.results.Result;
 import org.openjdk.jmh.results.RunResult;
 import org.openjdk.jmh.runner.Runner;
 import org.openjdk.jmh.runner.options.CommandLineOptions;
+import org.openjdk.jmh.runner.options.Options;
+import org.openjdk.jmh.runner.options.OptionsBuilder;
 
 /**
  * Runs the benchmarks (JMH command-line options pass through) and prints, from this same run, the
@@ -17,8 +21,13 @@ public final class BenchMain {
   private BenchMain() {}
 
   public static void main(String[] args) throws Exception {
-    Collection<RunResult> results = new Runner(new CommandLineOptions(args)).run();
+    // Every run also records CPU time per operation (CpuTimeProfiler): on a shared machine the
+    // wall-clock ratios swing with the other jobs, the CPU ratios much less.
+    Options options = new OptionsBuilder().parent(new CommandLineOptions(args))
+        .addProfiler(CpuTimeProfiler.class).build();
+    Collection<RunResult> results = new Runner(options).run();
     Map<String, Double> score = new HashMap<>();
+    Map<String, Double> cpu = new HashMap<>();
     for (RunResult r : results) {
       String name = r.getParams().getBenchmark();
       String inst = r.getParams().getParam("instances");
@@ -27,15 +36,23 @@ public final class BenchMain {
       if (r.getParams().getMode() == org.openjdk.jmh.annotations.Mode.SampleTime) {
         score.put(key + ".p50", r.getPrimaryResult().getStatistics().getPercentile(50));
       }
+      Result<?> c = r.getSecondaryResults().get(CpuTimeProfiler.RESULT);
+      if (c != null) {
+        cpu.put(key, c.getScore());
+      }
     }
-    System.out.println();
-    System.out.println("== weighted Java benchmark ratios (same run) ==");
-    for (String n : new String[] {"3", "20"}) {
-      ratio(score, "weightedChoose@" + n, "roundRobinChoose@" + n, 1.2);
-      ratio(score, "weightedChoose@" + n, "randomChoose@" + n, Double.NaN);
+    for (Map<String, Double> s : List.of(score, cpu)) {
+      System.out.println();
+      System.out.println(s == score ? "== weighted Java benchmark ratios (same run, wall clock) =="
+          : "== the same ratios in CPU time per operation (CpuTimeProfiler) ==");
+      for (String n : new String[] {"3", "20"}) {
+        ratio(s, "weightedChoose@" + n, "roundRobinChoose@" + n, 1.2);
+        ratio(s, "weightedChoose@" + n, "randomChoose@" + n, Double.NaN);
+        ratio(s, "weightedChooseDeferred@" + n, "roundRobinChooseDeferred@" + n, Double.NaN);
+      }
+      ratio(s, "weightedRule", "roundRobinRule", Double.NaN);
+      ratio(s, "weightedRule", "weightedResponseTimeRule", Double.NaN);
     }
-    ratio(score, "weightedRule", "roundRobinRule", Double.NaN);
-    ratio(score, "weightedRule", "weightedResponseTimeRule", Double.NaN);
     Double p50 = score.get("pickAndComplete.p50");
     if (p50 != null) {
       System.out.printf(Locale.ROOT, "JNI pick + complete median: %.1f ns (bar 150 ns: %s)%n", p50,

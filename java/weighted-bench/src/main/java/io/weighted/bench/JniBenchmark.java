@@ -48,6 +48,12 @@ public class JniBenchmark {
     return pick[0];
   }
 
+  /** The pick the Spring and Ribbon rules make: index and flags only, for the set they hold. */
+  @Benchmark
+  public long pickIn() {
+    return service.pickIn(1);
+  }
+
   @Benchmark
   public long pickAndComplete() {
     service.pickInto(pick);

@@ -123,6 +123,31 @@ public final class Service {
     NativeLibrary.checkCall(status);
   }
 
+  /** What {@link #pickIn} returns for a pick from another endpoint set than the one asked for. */
+  public static final long OTHER_EPOCH = -1L << 40;
+
+  /**
+   * The pick for a caller that keeps the endpoint set it registered (array index = pick index,
+   * and the keys from {@link #endpointKey}): returns {@code (flags << 32) | index}, one JNI call
+   * with primitives only, nothing allocated, nothing written back. When the pick comes from
+   * another set than {@code epoch} (the set changed meanwhile), the engine's pick is cancelled
+   * and {@link #OTHER_EPOCH} is returned: take a full {@link #pickInto} then. Throws
+   * {@link NoEndpointException} when the set is empty.
+   */
+  public long pickIn(long epoch) {
+    long h = handle.acquire();
+    long r;
+    try {
+      r = pickIn0(ptr, epoch);
+    } finally {
+      handle.release();
+    }
+    if (r < 0 && r != OTHER_EPOCH) {
+      NativeLibrary.checkCall((int) -r);
+    }
+    return r;
+  }
+
   /**
    * Finishes a pick with its outcome; releases its in-flight count if it was tracked. Throws
    * {@link StaleEndpointException} if the endpoint was removed meanwhile (the outcome is then
@@ -237,6 +262,8 @@ public final class Service {
   private static native int endpointId0(long service, long key, byte[][] out);
 
   private static native int pick0(long service, long[] out);
+
+  private static native long pickIn0(long service, long epoch);
 
   private static native int complete0(long service, long key, long epoch, int index, int flags,
       double latencyMs, int outcome);

@@ -116,7 +116,15 @@ public class WeightedRule extends AbstractLoadBalancerRule {
     }
     ServerSet set = serversFor(svc, servers);
     try {
-      Pick p = svc.pick();
+      long r = svc.pickIn(set.epoch);  // the engine picks from the set we hold: just an index
+      if (r != Service.OTHER_EPOCH) {
+        int flags = (int) (r >>> 32);
+        if ((flags & Pick.TRACKED) != 0) {  // no completion hook in Ribbon: see the class comment
+          svc.cancel(new Pick(set.keys[(int) r], set.epoch, (int) r, flags));
+        }
+        return set.servers[(int) r];
+      }
+      Pick p = svc.pick();  // the set changed meanwhile: the full pick, resolved by id if need be
       if (p.isTracked()) {
         svc.cancel(p);  // no completion hook in Ribbon: see the class comment
       }
@@ -156,27 +164,30 @@ public class WeightedRule extends AbstractLoadBalancerRule {
 
   private ServerSet serversFor(Service svc, List<Server> servers) {
     ServerSet cur = current;
-    // BaseLoadBalancer hands out a new list wrapper per call: compare elements, not identity.
-    if (cur != null && (cur.source == servers || cur.sameSource(servers))) {
+    // BaseLoadBalancer hands out a new list wrapper per call: compare elements, not the list.
+    if (cur != null && cur.sameSource(servers)) {
       return cur;
     }
     ServerSet candidate = ServerSet.of(servers, baseWeight);
-    if (cur != null && cur.same(candidate)) {
-      return cur;
-    }
     synchronized (this) {
       cur = current;
-      if (cur != null && cur.same(candidate)) {
+      if (cur != null && cur.sameSource(servers)) {
         return cur;
       }
-      svc.setEndpoints(candidate.ids, candidate.weights);
-      candidate.epoch = cur == null ? 1 : cur.epoch + 1;
-      candidate.keys = new long[candidate.ids.length];
-      for (int i = 0; i < candidate.ids.length; i++) {
-        candidate.keys[i] = svc.endpointKey(candidate.ids[i]);
+      if (cur != null && cur.same(candidate)) {
+        // New Server objects (a discovery refresh), same ids and weights: nothing for the
+        // engine; keep the new objects so that the next call is an identity check again.
+        candidate.epoch = cur.epoch;
+        candidate.keys = cur.keys;
+      } else {
+        svc.setEndpoints(candidate.ids, candidate.weights);
+        candidate.epoch = cur == null ? 1 : cur.epoch + 1;
+        candidate.keys = new long[candidate.ids.length];
+        for (int i = 0; i < candidate.ids.length; i++) {
+          candidate.keys[i] = svc.endpointKey(candidate.ids[i]);
+        }
       }
       candidate.sourceElements = servers.toArray(new Server[0]);
-      candidate.source = servers;
       current = candidate;
       return candidate;
     }
@@ -189,7 +200,6 @@ public class WeightedRule extends AbstractLoadBalancerRule {
     final Map<String, Integer> indexById;
     volatile long[] keys;
     volatile long epoch;
-    volatile List<Server> source;
     Server[] sourceElements = new Server[0];
 
     private ServerSet(Server[] servers, String[] ids, double[] weights, Map<String, Integer> idx) {
@@ -220,14 +230,18 @@ public class WeightedRule extends AbstractLoadBalancerRule {
           Arrays.copyOf(weights, n), idx);
     }
 
+    /**
+     * The same Server objects in the same order. Ids and base weights are read when a set is
+     * built, so a Server changed in place (setHostPort, its metadata) is not seen until the load
+     * balancer hands out a new object, as a discovery refresh does.
+     */
     boolean sameSource(List<Server> list) {
       Server[] known = sourceElements;
       if (list.size() != known.length) {
         return false;
       }
       for (int i = 0; i < known.length; i++) {
-        Server s = list.get(i);
-        if (s != known[i] && !known[i].getId().equals(s.getId())) {
+        if (list.get(i) != known[i]) {
           return false;
         }
       }

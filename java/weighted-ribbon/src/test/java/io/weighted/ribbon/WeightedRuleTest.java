@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.netflix.client.config.IClientConfig;
 import com.netflix.loadbalancer.BaseLoadBalancer;
+import com.netflix.loadbalancer.ILoadBalancer;
 import com.netflix.loadbalancer.Server;
 import com.netflix.loadbalancer.reactive.ExecutionContext;
 import com.netflix.loadbalancer.reactive.ExecutionInfo;
@@ -13,6 +14,7 @@ import io.weighted.jni.Outcome;
 import java.net.ConnectException;
 import java.net.SocketTimeoutException;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -56,6 +58,41 @@ class WeightedRuleTest {
     Map<String, Integer> c = counts(3000);
     assertThat(c).containsOnlyKeys("h1", "h2", "h3");
     c.values().forEach(v -> assertThat(v).isBetween(880, 1120));
+  }
+
+  @Test
+  void aServerListChangedInPlaceAndNewServerObjectsAreSeen() {
+    List<Server> servers = new ArrayList<>(List.of(new Server("a1", 80), new Server("a2", 80)));
+    ILoadBalancer same = new BaseLoadBalancer() {
+      @Override
+      public List<Server> getReachableServers() {
+        return servers;  // one mutable list object, as a hand-written load balancer may keep
+      }
+    };
+    WeightedRule r = new WeightedRule(engine, "inplace");
+    r.setLoadBalancer(same);
+    Map<String, Integer> c = new HashMap<>();
+    for (int i = 0; i < 200; i++) {
+      c.merge(r.choose(null).getHost(), 1, Integer::sum);
+    }
+    assertThat(c).containsOnlyKeys("a1", "a2");
+    servers.set(1, new Server("a3", 80));  // replaced in place
+    c.clear();
+    for (int i = 0; i < 200; i++) {
+      c.merge(r.choose(null).getHost(), 1, Integer::sum);
+    }
+    assertThat(c).containsOnlyKeys("a1", "a3");
+    // New objects, same ids: the rule keeps the engine's set and hands out the new objects.
+    Server fresh = new Server("a1", 80);
+    servers.set(0, fresh);
+    boolean sawFresh = false;
+    for (int i = 0; i < 200; i++) {
+      Server s = r.choose(null);
+      sawFresh |= s == fresh;
+      assertThat(s.getHost()).isIn("a1", "a3");
+    }
+    assertThat(sawFresh).isTrue();
+    assertThat(r.getService().endpointKey("a1:80")).isNotZero();
   }
 
   @Test

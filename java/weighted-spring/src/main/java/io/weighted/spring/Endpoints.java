@@ -1,6 +1,7 @@
 package io.weighted.spring;
 
 import java.util.Map;
+import java.util.Objects;
 import org.springframework.cloud.client.ServiceInstance;
 
 /** How a discovered instance becomes an engine endpoint: its id and its base weight. */
@@ -32,6 +33,21 @@ public final class Endpoints {
       w = parse(md.get(NACOS_WEIGHT));
     }
     return w == null ? 1.0 : w;
+  }
+
+  /** Whether two instances carry the same weight metadata (compared as text, not parsed). */
+  static boolean sameWeightMetadata(ServiceInstance a, ServiceInstance b) {
+    Map<String, String> x = a.getMetadata();
+    Map<String, String> y = b.getMetadata();
+    if (x == y) {
+      return true;
+    }
+    return Objects.equals(get(x, WEIGHT), get(y, WEIGHT))
+        && Objects.equals(get(x, NACOS_WEIGHT), get(y, NACOS_WEIGHT));
+  }
+
+  private static String get(Map<String, String> md, String key) {
+    return md == null ? null : md.get(key);
   }
 
   private static Double parse(String s) {

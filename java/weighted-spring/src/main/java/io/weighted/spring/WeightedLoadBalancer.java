@@ -7,11 +7,15 @@ import io.weighted.jni.Service;
 import io.weighted.jni.WeightedException;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
+import java.util.concurrent.Callable;
+import java.util.function.Function;
 import java.util.function.LongSupplier;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -26,6 +30,8 @@ import org.springframework.cloud.loadbalancer.core.NoopServiceInstanceListSuppli
 import org.springframework.cloud.loadbalancer.core.ReactorServiceInstanceLoadBalancer;
 import org.springframework.cloud.loadbalancer.core.SelectedInstanceCallback;
 import org.springframework.cloud.loadbalancer.core.ServiceInstanceListSupplier;
+import reactor.core.Fuseable;
+import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
 /**
@@ -89,7 +95,72 @@ public class WeightedLoadBalancer implements ReactorServiceInstanceLoadBalancer 
   @Override
   public Mono<Response<ServiceInstance>> choose(Request request) {
     ServiceInstanceListSupplier s = supplier();
-    return s.get(request).next().map(instances -> processInstanceResponse(s, instances, request));
+    Flux<List<ServiceInstance>> lists = s.get(request);
+    if (lists instanceof Fuseable.ScalarCallable<?> scalar) {
+      // A synchronous source (Flux.just of a fixed or cached list, Flux.empty, Flux.error):
+      // Flux.next() would read it at once into a Mono.just and then map it, two operators. One
+      // callable does the same lazily, once per subscription: the list read and the pick happen
+      // when subscribed, an empty source gives an empty Mono, an error an error.
+      return Mono.fromCallable(new Choice(s, request, scalar));
+    }
+    return lists.next().map(new Choice(s, request, null));
+  }
+
+  /**
+   * One choose(): the function its Mono maps the instance list with (or, for a synchronous
+   * supplier, the callable that reads the list too). A class rather than a lambda, and the fast
+   * path written out in {@link #apply} rather than spread over helpers: it runs at the bottom of
+   * Reactor's call chain, where the JIT's inlining depth (MaxInlineLevel) is nearly spent. With
+   * a Flux.defer supplier, -XX:+PrintInlining showed pickIn, matches and the instance's
+   * constructor "inlining too deep" behind the lambda and three helpers; now they are inlined.
+   * (The CPU time per choose moved less than the run-to-run noise, about 10 ns.)
+   */
+  private final class Choice implements Function<List<ServiceInstance>, Response<ServiceInstance>>,
+      Callable<Response<ServiceInstance>> {
+    private final ServiceInstanceListSupplier supplier;
+    private final Request<?> request;
+    private final Fuseable.ScalarCallable<?> scalar;  // null: mapped over lists.next()
+
+    Choice(ServiceInstanceListSupplier supplier, Request<?> request,
+        Fuseable.ScalarCallable<?> scalar) {
+      this.supplier = supplier;
+      this.request = request;
+      this.scalar = scalar;
+    }
+
+    @SuppressWarnings("unchecked")
+    @Override
+    public Response<ServiceInstance> call() throws Exception {
+      Object instances = scalar.call();
+      return instances == null ? null : apply((List<ServiceInstance>) instances);
+    }
+
+    @Override
+    public Response<ServiceInstance> apply(List<ServiceInstance> instances) {
+      EndpointSet set = current;
+      Response<ServiceInstance> response;
+      long[] keys;
+      if (set != null && (keys = set.keys) != null && gate == null && set.matches(instances)) {
+        // The registered set, picked from by index (pickFrom, written out).
+        long epoch = set.epoch;
+        try {
+          long r = service.pickIn(epoch);
+          int index = (int) r;
+          response = new DefaultResponse(r != Service.OTHER_EPOCH
+              ? new WeightedServiceInstance(set.instances[index], set.ids[index], service,
+                  keys[index], epoch, index, (int) (r >>> 32), true, nanoClock)
+              : pickAny(set));
+        } catch (NoEndpointException e) {
+          response = new EmptyResponse();
+        }
+      } else {
+        response = getInstanceResponse(instances, request);
+      }
+      if (supplier instanceof SelectedInstanceCallback callback && response.hasServer()) {
+        callback.selectedServiceInstance(response.getServer());
+      }
+      return response;
+    }
   }
 
   private ServiceInstanceListSupplier supplier() {
@@ -99,15 +170,6 @@ public class WeightedLoadBalancer implements ReactorServiceInstanceLoadBalancer 
       supplier = s;
     }
     return s;
-  }
-
-  private Response<ServiceInstance> processInstanceResponse(ServiceInstanceListSupplier s,
-      List<ServiceInstance> instances, Request<?> request) {
-    Response<ServiceInstance> response = getInstanceResponse(instances, request);
-    if (s instanceof SelectedInstanceCallback callback && response.hasServer()) {
-      callback.selectedServiceInstance(response.getServer());
-    }
-    return response;
   }
 
   Response<ServiceInstance> getInstanceResponse(List<ServiceInstance> instances,
@@ -136,16 +198,31 @@ public class WeightedLoadBalancer implements ReactorServiceInstanceLoadBalancer 
   }
 
   private WeightedServiceInstance pickFrom(EndpointSet set) {
+    long[] keys = set.keys;
+    if (keys != null) {
+      // The common case: the engine picks from the set we hold, and says only which index.
+      long epoch = set.epoch;
+      long r = service.pickIn(epoch);
+      if (r != Service.OTHER_EPOCH) {
+        int index = (int) r;
+        return new WeightedServiceInstance(set.instances[index], set.ids[index], service,
+            keys[index], epoch, index, (int) (r >>> 32), true, nanoClock);
+      }
+    }
+    return pickAny(set);
+  }
+
+  /** The full pick: the set changed between our lookup and the pick, or its keys are unknown. */
+  private WeightedServiceInstance pickAny(EndpointSet set) {
     long[] p = new long[3];
     service.pickInto(p);
-    long epoch = p[1];
-    int index = (int) p[2];
-    int flags = (int) (p[2] >>> 32);
+    Pick pick = Pick.fromPacked(p);
+    long epoch = pick.epoch();
+    int index = pick.index();
     EndpointSet s = epoch == set.epoch ? set : current;
     if (s == null || epoch != s.epoch || index < 0 || index >= s.instances.length) {
-      Pick pick = Pick.fromPacked(p);
       try {
-        return wrap(resolveById(set, p[0]), pick);
+        return wrap(resolveById(set, pick.key()), pick);
       } catch (RuntimeException e) {
         try {
           service.cancel(pick);  // never leave a tracked pick behind
@@ -155,8 +232,8 @@ public class WeightedLoadBalancer implements ReactorServiceInstanceLoadBalancer 
         throw e;
       }
     }
-    return new WeightedServiceInstance(s.instances[index], s.ids[index], service, p[0], epoch,
-        index, flags, true, nanoClock);
+    return new WeightedServiceInstance(s.instances[index], s.ids[index], service, pick.key(),
+        epoch, index, pick.flags(), true, nanoClock);
   }
 
   /** Re-picks endpoints the gate refuses (an open breaker); none permitted: no instance. */
@@ -264,23 +341,31 @@ public class WeightedLoadBalancer implements ReactorServiceInstanceLoadBalancer 
   /** The registered set for this list, registering it with the engine if discovery changed it. */
   private EndpointSet endpointsFor(List<ServiceInstance> instances, Request<?> request) {
     EndpointSet cur = current;
-    if (cur != null && (cur.source == instances || cur.sameSource(instances))) {
+    if (cur != null && cur.matches(instances)) {
       return cur;
+    }
+    if (cur != null && isRetryExclusion(instances, request, cur)) {
+      return cur;  // a retry's list is never the new set: see the class comment
     }
     EndpointSet candidate = EndpointSet.of(instances);
-    if (cur != null && (cur.sameEndpoints(candidate) || isRetryExclusion(instances, request, cur))) {
-      return cur;
-    }
     if (candidate.instances.length == 0) {
       return cur;  // every instance has weight 0: keep the engine's set, send nothing new
     }
     synchronized (this) {
       cur = current;
-      if (cur != null && cur.sameEndpoints(candidate)) {
-        return cur;
+      if (cur != null && cur.matches(instances)) {
+        return cur;  // another thread registered this list meanwhile
       }
-      service.setEndpoints(candidate.ids, candidate.weights);
-      candidate.epoch = ++epochs;
+      if (cur != null && cur.sameEndpoints(candidate)) {
+        // Same ids, weights and (equal) instances, e.g. only the order of metadata text
+        // changed: nothing for the engine, but remember this list so the next call is fast.
+        candidate.epoch = cur.epoch;
+        candidate.keys = cur.keys;
+      } else {
+        service.setEndpoints(candidate.ids, candidate.weights);
+        candidate.epoch = ++epochs;
+        candidate.keys = keysOf(candidate.ids);
+      }
       candidate.remember(instances);
       current = candidate;
       if (log.isDebugEnabled()) {
@@ -291,16 +376,37 @@ public class WeightedLoadBalancer implements ReactorServiceInstanceLoadBalancer 
     }
   }
 
+  /** The engine's keys of a set just registered; null (full picks only) if one is missing. */
+  private long[] keysOf(String[] ids) {
+    long[] keys = new long[ids.length];
+    try {
+      for (int i = 0; i < ids.length; i++) {
+        keys[i] = service.endpointKey(ids[i]);
+      }
+      return keys;
+    } catch (WeightedException e) {
+      return null;  // another writer changed the service's set meanwhile
+    }
+  }
+
   /** One endpoint set as registered with the engine. Index i is the engine's pick index i. */
   static final class EndpointSet {
+    private static final Set<Class<?>> IMMUTABLE_LISTS = new HashSet<>(List.of(
+        List.of().getClass(), List.of(1).getClass(), List.of(1, 2, 3).getClass(),
+        Collections.emptyList().getClass(), Collections.singletonList(1).getClass()));
+
     final ServiceInstance[] instances;
     final String[] ids;
     final double[] weights;
     final Map<String, Integer> indexById;
     volatile long epoch;
+    /** The engine's key of each endpoint (for complete); null: unknown, picks take the full path. */
+    long[] keys;
     /** The list this set was built from (identity fast path) and its elements. */
     volatile List<ServiceInstance> source;
     private ServiceInstance[] sourceElements = new ServiceInstance[0];
+    /** {@code source} cannot change in place (List.of, List.copyOf, Stream.toList). */
+    private boolean sourceImmutable;
 
     private EndpointSet(ServiceInstance[] instances, String[] ids, double[] weights,
         Map<String, Integer> indexById) {
@@ -337,24 +443,40 @@ public class WeightedLoadBalancer implements ReactorServiceInstanceLoadBalancer 
 
     void remember(List<ServiceInstance> list) {
       sourceElements = list.toArray(new ServiceInstance[0]);
+      sourceImmutable = IMMUTABLE_LISTS.contains(list.getClass());
       source = list;
     }
 
     /**
-     * A new list object with the same instances (suppliers without a cache build one per call):
-     * element-wise equals, no id strings built, so the common case stays cheap.
+     * Whether {@code list} still describes this set, without building an id or parsing a weight:
+     * the list this set was built from, if it cannot have changed in place (an immutable list);
+     * otherwise the same instances in the same order, each the very object seen before (a
+     * caching supplier's list, or a filter's new list of the same instances) or an equal
+     * instance with the same host, port and weight metadata (suppliers that build new instances
+     * per call). A list changed in place, reordered, or with a changed weight does not match.
      */
-    boolean sameSource(List<ServiceInstance> list) {
+    boolean matches(List<ServiceInstance> list) {
+      if (list == source && sourceImmutable) {
+        return true;
+      }
       ServiceInstance[] known = sourceElements;
       if (list.size() != known.length) {
         return false;
       }
       for (int i = 0; i < known.length; i++) {
-        if (!known[i].equals(WeightedServiceInstance.unwrap(list.get(i)))) {
+        ServiceInstance x = list.get(i);
+        if (x != known[i] && !sameEndpoint(known[i], x)) {
           return false;
         }
       }
       return true;
+    }
+
+    private static boolean sameEndpoint(ServiceInstance a, ServiceInstance b) {
+      a = WeightedServiceInstance.unwrap(a);
+      b = WeightedServiceInstance.unwrap(b);
+      return a == b || (a.equals(b) && a.getPort() == b.getPort()
+          && Objects.equals(a.getHost(), b.getHost()) && Endpoints.sameWeightMetadata(a, b));
     }
 
     boolean sameEndpoints(EndpointSet o) {

@@ -1,0 +1,82 @@
+package io.weighted.bench;
+
+import io.weighted.jni.ClockMode;
+import io.weighted.jni.Engine;
+import io.weighted.spring.WeightedLoadBalancer;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Level;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.TearDown;
+import org.springframework.cloud.client.DefaultServiceInstance;
+import org.springframework.cloud.client.ServiceInstance;
+import org.springframework.cloud.client.loadbalancer.DefaultRequest;
+import org.springframework.cloud.client.loadbalancer.Request;
+import org.springframework.cloud.client.loadbalancer.Response;
+import org.springframework.cloud.loadbalancer.core.RoundRobinLoadBalancer;
+import org.springframework.cloud.loadbalancer.core.ServiceInstanceListSupplier;
+import org.springframework.cloud.loadbalancer.support.SimpleObjectProvider;
+import reactor.core.publisher.Flux;
+
+/**
+ * {@link SpringChooseBenchmark} with a supplier whose Flux is not a synchronous scalar
+ * ({@code Flux.defer}, the shape of DiscoveryClientServiceInstanceListSupplier): both balancers
+ * then run the same {@code next().map()} chain, and the difference is the weighted pick alone.
+ */
+@State(Scope.Benchmark)
+@BenchmarkMode(Mode.AverageTime)
+@OutputTimeUnit(TimeUnit.NANOSECONDS)
+public class SpringChooseDeferredBenchmark {
+  @Param({"3", "20"})
+  public int instances;
+
+  Engine engine;
+  WeightedLoadBalancer weighted;
+  RoundRobinLoadBalancer roundRobin;
+  final Request<?> request = new DefaultRequest<>();
+
+  @Setup(Level.Trial)
+  public void setUp() {
+    ServiceInstance[] list = new ServiceInstance[instances];
+    for (int i = 0; i < instances; i++) {
+      list[i] = new DefaultServiceInstance("i" + i, "svc", "10.0.0." + i, 8080, false);
+    }
+    List<ServiceInstance> cached = List.of(list);
+    ServiceInstanceListSupplier supplier = new ServiceInstanceListSupplier() {
+      @Override
+      public Flux<List<ServiceInstance>> get() {
+        return Flux.defer(() -> Flux.just(cached));
+      }
+
+      @Override
+      public String getServiceId() {
+        return "svc";
+      }
+    };
+    engine = Engine.create(SpringChooseBenchmark.CONFIG, ClockMode.REAL);
+    weighted = new WeightedLoadBalancer(new SimpleObjectProvider<>(supplier), "svc", engine);
+    roundRobin = new RoundRobinLoadBalancer(new SimpleObjectProvider<>(supplier), "svc");
+  }
+
+  @TearDown(Level.Trial)
+  public void tearDown() {
+    engine.close();
+  }
+
+  @Benchmark
+  public Response<ServiceInstance> roundRobinChooseDeferred() {
+    return roundRobin.choose(request).block();
+  }
+
+  @Benchmark
+  public Response<ServiceInstance> weightedChooseDeferred() {
+    return weighted.choose(request).block();
+  }
+}
