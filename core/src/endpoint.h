@@ -25,10 +25,10 @@ struct ControlState {
   double target = 1;
   State state = State::kHealthy;
   bool known = false;  // the window has min_requests results (unknown is not low)
+  bool slow_start = false;
   int64_t last_change_ns = INT64_MIN / 2;  // for the cooldown; "long ago" at creation
   int64_t isolated_since_ns = 0;
   int64_t added_ns = 0;
-  bool slow_start = false;
   uint64_t forced_restores = 0;
   double effective = 1;  // the scheduling weight last published (after slow start, isolation)
   Window window;
@@ -52,13 +52,13 @@ struct Endpoint {
   // endpoint's cost rises within a few requests rather than at the next controller cycle.
   std::atomic<double> failure_ewma{0};
   // Load-aware mode: failure share over the picker's decay time (latency_decay_ms): failures
-  // and outcomes, each decayed with exp(-dt / tau), and their ratio. Not halved by the cycle, so
+  // and outcomes, each decayed with exp(-dt / tau); the share is their ratio, taken when read
+  // (the 2 KiB per endpoint has no room for a stored copy). Not halved by the cycle, so
   // an endpoint failing a steady share of requests keeps that estimate while it gets few picks;
   // cleared (with failure_ewma) after a cycle whose results were all successes (Service::Cycle).
   std::atomic<double> fail_decayed{0};
   std::atomic<double> outcomes_decayed{0};
   std::atomic<int64_t> fail_at_ns{0};
-  std::atomic<double> failure_share{0};
   HotStats stats;
 
   const std::string id;

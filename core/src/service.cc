@@ -186,7 +186,6 @@ void Service::Cycle(const Config& cfg, int64_t now, std::vector<PendingEvent>* e
         sample.outcomes[WT_OUTCOME_SUCCESS] == results) {
       ep->failure_ewma.store(0, std::memory_order_relaxed);
       ep->fail_decayed.store(0, std::memory_order_relaxed);
-      ep->failure_share.store(0, std::memory_order_relaxed);
     }
     c.stats = c.window.Compute();
     const uint64_t needed = c.state == State::kIsolated ? cfg.isolation.exit_min_probes
@@ -332,7 +331,6 @@ void Service::UpdateLoad(Endpoint* ep, double latency_ms, int outcome, const Sna
   const double all = ep->outcomes_decayed.load(std::memory_order_relaxed) * w + 1;
   ep->fail_decayed.store(fails, std::memory_order_relaxed);
   ep->outcomes_decayed.store(all, std::memory_order_relaxed);
-  ep->failure_share.store(fails / all, std::memory_order_relaxed);
 }
 
 Status Service::Finish(const wt_pick& pick, double latency_ms, int outcome, bool record) {

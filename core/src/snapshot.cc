@@ -40,8 +40,9 @@ double Snapshot::FailureShare(uint32_t i) const {
   // requests) and the share over the decay time (steady: a 15%-failing endpoint that gets few
   // picks keeps its 15% instead of drifting back to "healthy" between two of its failures).
   const Endpoint* ep = members->endpoints[i];
-  return std::max(ep->failure_ewma.load(std::memory_order_relaxed),
-                  ep->failure_share.load(std::memory_order_relaxed));
+  const double all = ep->outcomes_decayed.load(std::memory_order_relaxed);
+  const double steady = all > 0 ? ep->fail_decayed.load(std::memory_order_relaxed) / all : 0.0;
+  return std::max(ep->failure_ewma.load(std::memory_order_relaxed), std::min(steady, 1.0));
 }
 
 double Snapshot::Cost(uint32_t i) const {

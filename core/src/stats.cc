@@ -16,7 +16,7 @@ void HotStats::Record(double latency_ms, int outcome) {
   // and the timeout already counts as an error.
   if (outcome != WT_OUTCOME_SUCCESS) {
     // A business error's count goes before its bucket: Drain() relies on that order.
-    outcomes_[outcome].fetch_add(1, std::memory_order_relaxed);
+    Count(outcome).fetch_add(1, std::memory_order_relaxed);
     if (outcome != WT_OUTCOME_BUSINESS_ERROR) return;
   }
   const double us = latency_ms * 1000.0;
@@ -53,7 +53,7 @@ void HotStats::Drain(CycleSample* out) {
   out->latency_sum_us += take(latency_sum_us_);
   for (int i = 0; i < kOutcomes; ++i) {
     if (i == WT_OUTCOME_SUCCESS) continue;
-    const uint64_t n = take(outcomes_[i]);
+    const uint64_t n = take(Count(i));
     out->outcomes[i] += n;
     add(drained_[i], n);
   }
@@ -76,7 +76,7 @@ void HotStats::Drain(CycleSample* out) {
 
 uint64_t HotStats::Lifetime(int outcome) const {
   auto get = [](const std::atomic<uint64_t>& a) { return a.load(std::memory_order_relaxed); };
-  if (outcome != WT_OUTCOME_SUCCESS) return get(drained_[outcome]) + get(outcomes_[outcome]);
+  if (outcome != WT_OUTCOME_SUCCESS) return get(drained_[outcome]) + get(Count(outcome));
   const uint64_t served = get(drained_served_) + histogram_.Pending();
   const uint64_t business = Lifetime(WT_OUTCOME_BUSINESS_ERROR);
   return served > business ? served - business : 0;

@@ -47,15 +47,18 @@ class HotStats {
   uint64_t Lifetime(int outcome) const;
 
  private:
-  // A success costs one atomic read-modify-write on the latency path's two (latency sum,
-  // histogram bucket) and no outcome count of its own: successes are the served answers (the
-  // histogram's records) minus the business errors. Every other outcome costs one count; a
-  // business error, being served, three. Lifetime totals and the latency count are derived at
-  // drain time too.
-  // The latency path's fields first (see Endpoint's layout).
+  // A success costs two atomic read-modify-writes (latency sum, histogram bucket) and no count
+  // of its own: successes are the served answers (the histogram's records) minus the business
+  // errors. Every other outcome costs one count; a business error, being served, three.
+  // Lifetime totals and the latency count are derived at drain time too. The latency path's
+  // fields come first (see Endpoint's layout).
   std::atomic<uint64_t> latency_sum_us_{0};
   AtomicHistogram histogram_;
-  std::array<std::atomic<uint64_t>, kOutcomes> outcomes_{};  // [WT_OUTCOME_SUCCESS] unused
+  // Counts of the outcomes other than success: outcome o at o - 1.
+  static_assert(WT_OUTCOME_SUCCESS == 0);
+  std::array<std::atomic<uint64_t>, kOutcomes - 1> failures_{};
+  std::atomic<uint64_t>& Count(int outcome) { return failures_[outcome - 1]; }
+  const std::atomic<uint64_t>& Count(int outcome) const { return failures_[outcome - 1]; }
   // Written by Drain() only. drained_[WT_OUTCOME_SUCCESS] is the successes handed to cycles.
   std::array<std::atomic<uint64_t>, kOutcomes> drained_{};
   std::atomic<uint64_t> drained_served_{0};
