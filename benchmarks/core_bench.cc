@@ -199,8 +199,8 @@ void BM_Report_Swrr(benchmark::State& state) {
 
 // ---- pick + report (a request's whole life through the engine) ----
 
-void BM_PickReport_Engine(benchmark::State& state) {
-  Fleet& f = SharedFleet(int(state.range(0)));
+void PickReportLoop(benchmark::State& state, bool load_aware) {
+  Fleet& f = SharedFleet(int(state.range(0)), load_aware);
   const auto& lat = Latencies();
   uint64_t i = uint64_t(state.thread_index()) * 7919;
   wt_pick p;
@@ -213,20 +213,10 @@ void BM_PickReport_Engine(benchmark::State& state) {
   state.SetItemsProcessed(state.iterations());
 }
 
+void BM_PickReport_Engine(benchmark::State& state) { PickReportLoop(state, false); }
+
 // picker.mode load_aware: two candidates, in-flight counts (a shared write by design).
-void BM_PickReport_EngineLoadAware(benchmark::State& state) {
-  Fleet& f = SharedFleet(int(state.range(0)), true);
-  const auto& lat = Latencies();
-  uint64_t i = uint64_t(state.thread_index()) * 7919;
-  wt_pick p;
-  for (auto _ : state) {
-    wt_service_pick(f.service, &p);
-    benchmark::DoNotOptimize(
-        wt_service_complete(f.service, &p, lat[i & (kLatencies - 1)], OutcomeOf(i)));
-    ++i;
-  }
-  state.SetItemsProcessed(state.iterations());
-}
+void BM_PickReport_EngineLoadAware(benchmark::State& state) { PickReportLoop(state, true); }
 
 void BM_PickReport_Swrr(benchmark::State& state) {
   wtbench::SmoothWrr& s = SharedSwrr(int(state.range(0)));
