@@ -46,6 +46,9 @@ public class SpringChooseBenchmark {
 
   Engine engine;
   WeightedLoadBalancer weighted;
+  /** The default config (load-aware picks: in-flight counts, a Cleaner per pick). */
+  Engine defaultEngine;
+  WeightedLoadBalancer weightedDefault;
   RoundRobinLoadBalancer roundRobin;
   RandomLoadBalancer random;
   final Request<?> request = new DefaultRequest<>();
@@ -70,6 +73,9 @@ public class SpringChooseBenchmark {
     };
     engine = Engine.create(CONFIG, ClockMode.REAL);
     weighted = new WeightedLoadBalancer(new SimpleObjectProvider<>(supplier), "svc", engine);
+    defaultEngine = Engine.create("{}", ClockMode.REAL);
+    weightedDefault =
+        new WeightedLoadBalancer(new SimpleObjectProvider<>(supplier), "svc", defaultEngine);
     roundRobin = new RoundRobinLoadBalancer(new SimpleObjectProvider<>(supplier), "svc");
     random = new RandomLoadBalancer(new SimpleObjectProvider<>(supplier), "svc");
   }
@@ -77,6 +83,7 @@ public class SpringChooseBenchmark {
   @TearDown(Level.Trial)
   public void tearDown() {
     engine.close();
+    defaultEngine.close();
   }
 
   @Benchmark
@@ -96,7 +103,17 @@ public class SpringChooseBenchmark {
 
   @Benchmark
   public boolean weightedChooseAndComplete() {
-    WeightedServiceInstance s = (WeightedServiceInstance) weighted.choose(request).block().getServer();
+    return chooseAndComplete(weighted);
+  }
+
+  /** The same with the default (load-aware) picker: what an application gets out of the box. */
+  @Benchmark
+  public boolean weightedDefaultChooseAndComplete() {
+    return chooseAndComplete(weightedDefault);
+  }
+
+  private boolean chooseAndComplete(WeightedLoadBalancer balancer) {
+    WeightedServiceInstance s = (WeightedServiceInstance) balancer.choose(request).block().getServer();
     s.markStarted();
     return s.complete(io.weighted.jni.Outcome.SUCCESS);
   }
