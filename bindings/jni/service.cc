@@ -22,7 +22,8 @@ wt_pick MakePick(jlong key, jlong epoch, jint index, jint flags) {
 
 JNIEXPORT jint JNICALL Java_io_weighted_jni_Service_setEndpoints0(JNIEnv* env, jclass,
                                                                   jlong service, jobjectArray ids,
-                                                                  jdoubleArray weights) {
+                                                                  jdoubleArray weights,
+                                                                  jlongArray out_epoch) {
   const jsize n = env->GetArrayLength(ids);
   std::vector<std::string> id_storage(static_cast<size_t>(n));
   std::vector<double> w(static_cast<size_t>(n));
@@ -39,8 +40,13 @@ JNIEXPORT jint JNICALL Java_io_weighted_jni_Service_setEndpoints0(JNIEnv* env, j
     specs[static_cast<size_t>(i)].base_weight = w[static_cast<size_t>(i)];
   }
   wt_endpoint_spec none{};  // a valid pointer for an empty set
-  return wt_service_set_endpoints(S(service), n > 0 ? specs.data() : &none,
-                                  static_cast<size_t>(n));
+  uint64_t epoch = 0;
+  wt_status s = wt_service_set_endpoints_epoch(S(service), n > 0 ? specs.data() : &none,
+                                               static_cast<size_t>(n), &epoch);
+  if (s != WT_OK) return s;
+  const jlong e = static_cast<jlong>(epoch);
+  env->SetLongArrayRegion(out_epoch, 0, 1, &e);
+  return WT_OK;
 }
 
 JNIEXPORT jint JNICALL Java_io_weighted_jni_Service_endpointKey0(JNIEnv* env, jclass,

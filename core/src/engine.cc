@@ -123,12 +123,13 @@ Status Engine::GetService(const char* name, Service** out) {
   return Status::Ok();
 }
 
-Status Engine::SetEndpoints(Service* svc, const wt_endpoint_spec* specs, size_t count) {
+Status Engine::SetEndpoints(Service* svc, const wt_endpoint_spec* specs, size_t count,
+                            uint64_t* epoch) {
   std::vector<PendingEvent> evs;
   Status s;
   {
     std::shared_lock membership(membership_mu_);
-    s = svc->SetEndpoints(specs, count, *config(), &evs);
+    s = svc->SetEndpoints(specs, count, *config(), &evs, epoch);
   }
   events_.Dispatch(svc->name(), evs);
   return s;

@@ -32,7 +32,8 @@ class Engine {
   Status Advance(int64_t delta_ns);
   void RunCycle();
   Status GetService(const char* name, Service** out);
-  Status SetEndpoints(Service* svc, const wt_endpoint_spec* specs, size_t count);
+  Status SetEndpoints(Service* svc, const wt_endpoint_spec* specs, size_t count,
+                      uint64_t* epoch);
 
   EventQueue& events() { return events_; }
   std::shared_ptr<const Config> config() const;

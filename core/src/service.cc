@@ -67,7 +67,7 @@ uint64_t Service::NewKey() {
 }
 
 Status Service::SetEndpoints(const wt_endpoint_spec* specs, size_t count, const Config& cfg,
-                             std::vector<PendingEvent>* events) {
+                             std::vector<PendingEvent>* events, uint64_t* epoch) {
   if (count > 0 && !specs) return InvalidArgument("wt_service_set_endpoints: specs is NULL");
   if (count > cfg.limits.max_endpoints_per_service) {
     return {WT_ERR_LIMIT, fmt::format("wt_service_set_endpoints: {} endpoints exceed "
@@ -149,6 +149,7 @@ Status Service::SetEndpoints(const wt_endpoint_spec* specs, size_t count, const 
     m->by_slot[ep->key & 0xffffffffu] = ep;
     m->by_id.emplace(ep->id, ep);
   }
+  const uint64_t installed = m->epoch;
   members_ = std::move(m);
   Publish(cfg, now, events);
   // Removed endpoints stay readable until no pick or report can still hold them.
@@ -159,6 +160,7 @@ Status Service::SetEndpoints(const wt_endpoint_spec* specs, size_t count, const 
     });
   }
   reclaimer_.Collect();
+  if (epoch) *epoch = installed;  // last: out-parameters are written only on success
   return Status::Ok();
 }
 

@@ -35,8 +35,9 @@ class Service {
   Engine& owner() const { return owner_; }
 
   // ---- writers ----
+  // On success writes the new set's epoch to *epoch (if not null).
   Status SetEndpoints(const wt_endpoint_spec* specs, size_t count, const Config& cfg,
-                      std::vector<PendingEvent>* events);
+                      std::vector<PendingEvent>* events, uint64_t* epoch = nullptr);
   // One controller cycle at `now`: drain, window, evaluate, step, publish.
   void Cycle(const Config& cfg, int64_t now, std::vector<PendingEvent>* events);
   // Rebuilds the snapshot under a new config (reload) without a cycle.

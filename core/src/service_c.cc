@@ -18,7 +18,15 @@ extern "C" {
 WT_API wt_status wt_service_set_endpoints(wt_service* service, const wt_endpoint_spec* specs,
                                           size_t count) {
   return WT_SERVICE_CALL("wt_service_set_endpoints", {
-    return svc->owner().SetEndpoints(svc, specs, count);
+    return svc->owner().SetEndpoints(svc, specs, count, nullptr);
+  });
+}
+
+WT_API wt_status wt_service_set_endpoints_epoch(wt_service* service, const wt_endpoint_spec* specs,
+                                                size_t count, uint64_t* out_epoch) {
+  return WT_SERVICE_CALL("wt_service_set_endpoints_epoch", {
+    if (!out_epoch) return NullArg("wt_service_set_endpoints_epoch", "out_epoch");
+    return svc->owner().SetEndpoints(svc, specs, count, out_epoch);
   });
 }
 

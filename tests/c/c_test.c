@@ -35,6 +35,7 @@ int main(void) {
   char id[64];
   size_t len = 0, recorded = 0;
   uint64_t key = 0;
+  uint64_t epoch = 0;
   int64_t now = 0;
   wt_resources res;
   wt_report batch[2];
@@ -81,6 +82,9 @@ int main(void) {
   batch[1].key = key; batch[1].latency_ms = 2; batch[1].outcome = 0;
   CHECK(wt_service_report_batch(s, batch, 2, &recorded) == WT_OK && recorded == 2);
   CHECK(wt_service_pick(s, &pick) == WT_OK);
+  CHECK(wt_service_cancel(s, &pick) == WT_OK);
+  CHECK(wt_service_set_endpoints_epoch(s, eps, 3, &epoch) == WT_OK && epoch == 2);
+  CHECK(wt_service_pick(s, &pick) == WT_OK && pick.epoch == epoch);
   CHECK(wt_service_cancel(s, &pick) == WT_OK);
   CHECK(wt_engine_run_cycle(e) == WT_OK);
 

@@ -110,6 +110,24 @@ TEST_F(Api, AKeyFromAnotherServiceIsStale) {
   EXPECT_EQ(wt_service_complete(h.svc(), &pick, 1, WT_OUTCOME_SUCCESS), WT_OK);
 }
 
+// Two writers on one service: each learns the epoch of the set it installed, and picks carry it.
+TEST_F(Api, SetEndpointsEpochNamesTheSetItInstalled) {
+  wt_endpoint_spec mine[] = {{"a", 1}, {"b", 1}};
+  wt_endpoint_spec theirs[] = {{"b", 1}, {"c", 1}, {"d", 1}};
+  uint64_t e1 = 0, e2 = 0, e3 = 0;
+  ASSERT_EQ(wt_service_set_endpoints_epoch(h.svc(), mine, 2, &e1), WT_OK);
+  ASSERT_EQ(wt_service_set_endpoints(h.svc(), theirs, 3), WT_OK);  // another writer
+  ASSERT_EQ(wt_service_set_endpoints_epoch(h.svc(), theirs, 3, &e2), WT_OK);
+  EXPECT_EQ(e2, e1 + 2);
+  ASSERT_EQ(wt_service_pick(h.svc(), &pick), WT_OK);
+  EXPECT_EQ(pick.epoch, e2);
+  ASSERT_EQ(wt_service_cancel(h.svc(), &pick), WT_OK);
+  wt_endpoint_spec dup[] = {{"a", 1}, {"a", 1}};
+  e3 = 777;
+  EXPECT_EQ(wt_service_set_endpoints_epoch(h.svc(), dup, 2, &e3), WT_ERR_DUPLICATE);
+  EXPECT_EQ(e3, 777u) << "out-parameters are written only on success";
+}
+
 TEST_F(Api, InvalidReloadKeepsTheOldConfig) {
   const std::string article = R"({"profile": "article"})";
   EXPECT_REJECTED(h, wt_engine_reload(h.engine(), "{\"controller\": {\"max_step\": 2}}", 31),

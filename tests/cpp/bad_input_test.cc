@@ -287,6 +287,10 @@ std::vector<CallCase> CallCases() {
          return wt_engine_reload(l.e(), c.data(), c.size()); },
        WT_ERR_LIMIT, "has 2 endpoints, more than the new limits.max_endpoints_per_service = 1"},
       // picks, clocks, files, buffers
+      {"SetEndpointsEpochWithoutOut", [](Live& l) {
+         wt_endpoint_spec one[] = {{"a", 100}};
+         return wt_service_set_endpoints_epoch(l.s(), one, 1, nullptr); },
+       WT_ERR_INVALID_ARGUMENT, "wt_service_set_endpoints_epoch: out_epoch is NULL"},
       {"PickOnAnEmptyService", [](Live& l) { return wt_service_pick(l.other, &l.pick); },
        WT_ERR_NO_ENDPOINT, "service \"other\" has no endpoints"},
       {"AdvanceBackwards", [](Live& l) { return wt_engine_advance(l.e(), -1); },

@@ -81,12 +81,13 @@ class Service {
     std::vector<wt_endpoint_spec> specs;
     specs.reserve(endpoints.size());
     for (const auto& [id, weight] : endpoints) specs.push_back({CString(id, "endpoint id"), weight});
-    Check(wt_service_set_endpoints(s, specs.data(), specs.size()));
+    uint64_t epoch = 0;
+    Check(wt_service_set_endpoints_epoch(s, specs.data(), specs.size(), &epoch));
     std::vector<py::object> ids;
     ids.reserve(endpoints.size());
     for (const auto& e : endpoints) ids.push_back(py::str(e.first));
     ids_->ids = std::move(ids);
-    ++ids_->epoch;
+    ids_->epoch = epoch;  // the engine's, exact even when another writer set endpoints meanwhile
   }
 
   uint64_t EndpointKey(const std::string& id) {

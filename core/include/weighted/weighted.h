@@ -164,6 +164,11 @@ typedef struct wt_endpoint_spec {
  * The position of each spec in `specs` is the `index` that wt_pick reports. */
 WT_API wt_status wt_service_set_endpoints(wt_service* service, const wt_endpoint_spec* specs,
                                           size_t count);
+/* As wt_service_set_endpoints(), and on success writes the epoch of the set it installed (the
+ * `epoch` of picks from that set) to *out_epoch. A binding that maps pick indexes to its own
+ * copy of the set learns the epoch here, exactly, even when other callers also set endpoints. */
+WT_API wt_status wt_service_set_endpoints_epoch(wt_service* service, const wt_endpoint_spec* specs,
+                                                size_t count, uint64_t* out_epoch);
 
 /* The key of an endpoint by id (for wt_service_complete / wt_service_report_key). */
 WT_API wt_status wt_service_endpoint_key(wt_service* service, const char* id, uint64_t* out_key);

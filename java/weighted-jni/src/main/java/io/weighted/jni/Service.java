@@ -43,8 +43,11 @@ public final class Service {
    * Replaces the endpoint set. Endpoints whose id stays keep their state; new ones start in slow
    * start; removed ones are dropped (reports on them then throw {@link StaleEndpointException}).
    * The position of each endpoint in {@code ids} is the {@link Pick#index()} that picks report.
+   *
+   * @return the epoch of the set installed: {@link Pick#epoch()} of the picks made from it (the
+   *     engine's count of set changes, exact even when other callers also set endpoints)
    */
-  public void setEndpoints(String[] ids, double[] baseWeights) {
+  public long setEndpoints(String[] ids, double[] baseWeights) {
     Objects.requireNonNull(ids, "ids");
     Objects.requireNonNull(baseWeights, "baseWeights");
     if (ids.length != baseWeights.length) {
@@ -55,22 +58,24 @@ public final class Service {
     for (int i = 0; i < ids.length; i++) {
       raw[i] = NativeLibrary.cString(ids[i], "ids[" + i + "]");
     }
+    long[] epoch = new long[1];
     long h = handle.acquire();
     try {
-      NativeLibrary.checkCall(setEndpoints0(ptr, raw, baseWeights));
+      NativeLibrary.checkCall(setEndpoints0(ptr, raw, baseWeights, epoch));
     } finally {
       handle.release();
     }
+    return epoch[0];
   }
 
-  public void setEndpoints(List<Endpoint> endpoints) {
+  public long setEndpoints(List<Endpoint> endpoints) {
     String[] ids = new String[endpoints.size()];
     double[] weights = new double[ids.length];
     for (int i = 0; i < ids.length; i++) {
       ids[i] = endpoints.get(i).id();
       weights[i] = endpoints.get(i).baseWeight();
     }
-    setEndpoints(ids, weights);
+    return setEndpoints(ids, weights);
   }
 
   /** The key of an endpoint by id; throws {@link NotFoundException} for an unknown id. */
@@ -255,7 +260,8 @@ public final class Service {
   }
 
   // ---- natives: bindings/jni/service.cc ----
-  private static native int setEndpoints0(long service, byte[][] ids, double[] weights);
+  private static native int setEndpoints0(long service, byte[][] ids, double[] weights,
+      long[] epoch);
 
   private static native int endpointKey0(long service, byte[] id, long[] out);
 

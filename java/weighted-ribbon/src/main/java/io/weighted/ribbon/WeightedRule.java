@@ -180,8 +180,7 @@ public class WeightedRule extends AbstractLoadBalancerRule {
         candidate.epoch = cur.epoch;
         candidate.keys = cur.keys;
       } else {
-        svc.setEndpoints(candidate.ids, candidate.weights);
-        candidate.epoch = cur == null ? 1 : cur.epoch + 1;
+        candidate.epoch = svc.setEndpoints(candidate.ids, candidate.weights);
         candidate.keys = new long[candidate.ids.length];
         for (int i = 0; i < candidate.ids.length; i++) {
           candidate.keys[i] = svc.endpointKey(candidate.ids[i]);

@@ -4,6 +4,7 @@ import io.weighted.jni.Engine;
 import io.weighted.jni.NoEndpointException;
 import io.weighted.jni.Pick;
 import io.weighted.jni.Service;
+import io.weighted.jni.StaleEndpointException;
 import io.weighted.jni.WeightedException;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -59,7 +60,6 @@ public class WeightedLoadBalancer implements ReactorServiceInstanceLoadBalancer 
   private final EndpointGate gate;
   private volatile ServiceInstanceListSupplier supplier;
   private volatile EndpointSet current;
-  private long epochs;  // successful setEndpoints calls, guarded by this
 
   public WeightedLoadBalancer(ObjectProvider<ServiceInstanceListSupplier> supplierProvider,
       String serviceId, Engine engine) {
@@ -212,28 +212,48 @@ public class WeightedLoadBalancer implements ReactorServiceInstanceLoadBalancer 
     return pickAny(set);
   }
 
-  /** The full pick: the set changed between our lookup and the pick, or its keys are unknown. */
+  /**
+   * The full pick: the set changed between our lookup and the pick, or its keys are unknown.
+   * Under discovery churn the engine's set can change twice between a pick and its lookup here
+   * (A, then B, then A again: the pick is from B, and neither the caller's set nor the current
+   * one has it); the pick is then cancelled and made again from the newer set.
+   */
   private WeightedServiceInstance pickAny(EndpointSet set) {
     long[] p = new long[3];
-    service.pickInto(p);
-    Pick pick = Pick.fromPacked(p);
-    long epoch = pick.epoch();
-    int index = pick.index();
-    EndpointSet s = epoch == set.epoch ? set : current;
-    if (s == null || epoch != s.epoch || index < 0 || index >= s.instances.length) {
+    for (int attempt = 1; ; attempt++) {
+      service.pickInto(p);
+      Pick pick = Pick.fromPacked(p);
+      long epoch = pick.epoch();
+      int index = pick.index();
+      EndpointSet s = epoch == set.epoch ? set : current;
+      if (s != null && epoch == s.epoch && index >= 0 && index < s.instances.length) {
+        return new WeightedServiceInstance(s.instances[index], s.ids[index], service, pick.key(),
+            epoch, index, pick.flags(), true, nanoClock);
+      }
+      ResolvedPick r;
       try {
-        return wrap(resolveById(set, pick.key()), pick);
+        r = resolveById(set, pick.key());
       } catch (RuntimeException e) {
-        try {
-          service.cancel(pick);  // never leave a tracked pick behind
-        } catch (RuntimeException ignored) {
-          // stale or closing: nothing is held then
-        }
+        cancelQuietly(pick);
         throw e;
       }
+      if (r != null) {
+        return wrap(r, pick);
+      }
+      cancelQuietly(pick);  // never leave a tracked pick behind
+      if (attempt == RETRY_PICKS) {
+        throw new WeightedException(4, "WT_ERR_NOT_FOUND: " + RETRY_PICKS + " picks in a row "
+            + "landed on endpoints in no endpoint set this balancer registered for " + serviceId);
+      }
     }
-    return new WeightedServiceInstance(s.instances[index], s.ids[index], service, pick.key(),
-        epoch, index, pick.flags(), true, nanoClock);
+  }
+
+  private void cancelQuietly(Pick pick) {
+    try {
+      service.cancel(pick);
+    } catch (RuntimeException ignored) {
+      // stale or closing: nothing is held then
+    }
   }
 
   /** Re-picks endpoints the gate refuses (an open breaker); none permitted: no instance. */
@@ -294,10 +314,16 @@ public class WeightedLoadBalancer implements ReactorServiceInstanceLoadBalancer 
 
   /**
    * The set changed between our registration and the pick (another thread's discovery update):
-   * find the endpoint by id. Rare, so a String crossing JNI is fine here.
+   * find the endpoint by id, in the caller's set or the current one; null if in neither. Rare,
+   * so a String crossing JNI is fine here.
    */
   private ResolvedPick resolveById(EndpointSet set, long key) {
-    String id = service.endpointId(key);
+    String id;
+    try {
+      id = service.endpointId(key);
+    } catch (StaleEndpointException e) {
+      return null;  // removed since the pick by a newer set: pick again
+    }
     ResolvedPick r = find(id, current, set);
     if (r == null) {
       // The pick may come from a set another thread registered but has not published yet:
@@ -305,10 +331,6 @@ public class WeightedLoadBalancer implements ReactorServiceInstanceLoadBalancer 
       synchronized (this) {
         r = find(id, current, set);
       }
-    }
-    if (r == null) {
-      throw new WeightedException(4, "WT_ERR_NOT_FOUND: picked endpoint " + id
-          + " is in no endpoint set this balancer registered for " + serviceId);
     }
     return r;
   }
@@ -362,8 +384,7 @@ public class WeightedLoadBalancer implements ReactorServiceInstanceLoadBalancer 
         candidate.epoch = cur.epoch;
         candidate.keys = cur.keys;
       } else {
-        service.setEndpoints(candidate.ids, candidate.weights);
-        candidate.epoch = ++epochs;
+        candidate.epoch = service.setEndpoints(candidate.ids, candidate.weights);
         candidate.keys = keysOf(candidate.ids);
       }
       candidate.remember(instances);
