@@ -234,13 +234,19 @@ class Driver {
     const wt_endpoint_spec* p = specs.data();
     if (n == 0 && in_.Byte() & 1) p = nullptr;  // NULL with count 0 is an empty set
     const std::string before = Snapshot();
-    const wt_status s = Expect(wt_service_set_endpoints(m->handle, p, n),
+    // Either entry point; the _epoch one must name the epoch the model expects.
+    const bool with_epoch = in_.Byte() & 1;
+    uint64_t epoch = 0;
+    const wt_status s = Expect(with_epoch ? wt_service_set_endpoints_epoch(m->handle, p, n, &epoch)
+                                          : wt_service_set_endpoints(m->handle, p, n),
                                {WT_OK, WT_ERR_INVALID_ARGUMENT, WT_ERR_DUPLICATE, WT_ERR_LIMIT},
                                "set_endpoints");
     if (s != WT_OK) {
       if (Snapshot() != before) Fail("a rejected set_endpoints changed the state");
+      if (with_epoch && epoch != 0) Fail("a rejected set_endpoints_epoch wrote its epoch");
       return;
     }
+    if (with_epoch && epoch != m->epoch + 1) Fail("set_endpoints_epoch named another epoch");
     std::vector<std::string> set;
     for (const std::string& id : ids) set.push_back(id.c_str());
     m->sets[++m->epoch] = set;
