@@ -127,7 +127,9 @@ WT_API wt_status wt_engine_create_from_file(const char* path, int clock_mode, wt
 WT_API void wt_engine_destroy(wt_engine* engine);
 
 /* Replaces the config at run time. An invalid config is rejected with its message and the old
- * one stays in force. Endpoint state (windows, weights, isolation) is kept across a reload. */
+ * one stays in force, as is one whose limits the engine already exceeds (more services than
+ * limits.max_services, or a set larger than limits.max_endpoints_per_service: WT_ERR_LIMIT).
+ * Endpoint state (windows, weights, isolation) is kept across a reload. */
 WT_API wt_status wt_engine_reload(wt_engine* engine, const char* json, size_t len);
 WT_API wt_status wt_engine_reload_from_file(wt_engine* engine, const char* path);
 
