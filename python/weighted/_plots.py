@@ -129,8 +129,37 @@ def _share_plot(plt, results, out_dir) -> str:
     return path
 
 
+def _place_labels(ax, points, line_pt=9.0, char_pt=4.3):
+    """Labels for (x, y, text) points without overlaps: policies at the same point share one
+    label; the others go right of their point (left of it near the right edge), and a label that
+    would cover one already placed
+    moves down a line at a time, with a leader line back to its point. (adjustText does this
+    better but needs scipy; a greedy pass is enough for a few dozen points.)"""
+    merged = {}
+    for x, y, text in points:
+        merged.setdefault((round(x, 2), round(y, 1)), (x, y, []))[2].append(text)
+    to_pt = 72.0 / ax.figure.dpi
+    placed = []  # (left, bottom, right, top) in points, figure coordinates
+    right_edge = ax.bbox.x1 * to_pt
+    for x, y, texts in sorted(merged.values(), key=lambda p: -p[1]):
+        text = " = ".join(texts)
+        px, py = ax.transData.transform((x, y)) * to_pt
+        width = char_pt * len(text)
+        flip = px + 5 + width > right_edge
+        left, bottom = (px - 5 - width if flip else px + 5), py + 3
+        while any(left < r and left + width > l and bottom < t and bottom + line_pt > b
+                  for l, b, r, t in placed):
+            bottom -= line_pt
+        placed.append((left, bottom, left + width, bottom + line_pt))
+        moved = bottom != py + 3
+        ax.annotate(text, (x, y), textcoords="offset points", xytext=(-5 if flip else 5, bottom - py),
+                    ha="right" if flip else "left", fontsize=7,
+                    arrowprops={"arrowstyle": "-", "lw": 0.4, "color": "0.5"} if moved else None)
+
+
 def _tradeoff_plot(plt, results, out_dir) -> str:
     fig, ax = plt.subplots(figsize=(9, 6))
+    points = []
     for policy in results["policies"]:
         m = results["summary"][policy]
         x, y = 100.0 * m["error_rate"], m["mean_success_tps"]
@@ -138,14 +167,15 @@ def _tradeoff_plot(plt, results, out_dir) -> str:
         color = "black" if policy == ORACLE else ("tab:blue" if policy.startswith("engine")
                                                    else "tab:gray")
         ax.scatter([x], [y], marker=marker, s=70 if marker != "*" else 160, color=color, zorder=3)
-        ax.annotate(policy, (x, y), textcoords="offset points", xytext=(5, 4), fontsize=7)
+        points.append((x, y, policy))
     ax.set_xlabel("overall error rate (%)  (lower is better)")
     ax.set_ylabel("mean success throughput (TPS)  (higher is better)")
     ax.set_title(f"{results['scenario']['name']}: success throughput against error rate "
                  "(blue = this engine, gray = peers)")
     ax.grid(True, alpha=0.3)
-    path = os.path.join(out_dir, "tradeoff.png")
     fig.tight_layout()
+    _place_labels(ax, points)  # after the layout: placement works in the final coordinates
+    path = os.path.join(out_dir, "tradeoff.png")
     fig.savefig(path, dpi=110)
     plt.close(fig)
     return path
