@@ -45,7 +45,7 @@ double Snapshot::FailureShare(uint32_t i) const {
   return std::max(ep->failure_ewma.load(std::memory_order_relaxed), std::min(steady, 1.0));
 }
 
-double Snapshot::Cost(uint32_t i) const {
+double Snapshot::Cost(uint32_t i, double failure_share) const {
   // Finagle's peak-EWMA load, latency x (in-flight + 1), times a failure term: the failure share
   // weighs error_cost latencies, so a fast-failing endpoint does not look cheap (Prequal's
   // sinkholing). An endpoint with no latency history costs nothing while idle and "infinitely"
@@ -54,7 +54,7 @@ double Snapshot::Cost(uint32_t i) const {
   const double lat = ep->ewma_ms.load(std::memory_order_relaxed);
   const int32_t pending = ep->inflight.load(std::memory_order_relaxed);
   if (lat <= 0) return pending > 0 ? 1e300 + pending : 0.0;
-  return lat * (pending + 1) * (1 + error_cost * FailureShare(i));
+  return lat * (pending + 1) * (1 + error_cost * failure_share);
 }
 
 void Snapshot::Pick(Reclaimer::Reader& reader, wt_pick* out) const {
@@ -80,17 +80,19 @@ void Snapshot::Pick(Reclaimer::Reader& reader, wt_pick* out) const {
       // Two distinct candidates (Finagle's P2C): with a repeat, an endpoint that always loses
       // the comparison would still win every pick in which it is drawn twice.
       for (int k = 0; b == a && k < 4; ++k) b = main.Sample(reader.Next());
-      const double ca = Cost(a), cb = Cost(b);
+      // Each candidate's failure share once: it enters the cost and the third-candidate test.
+      const double fa = FailureShare(a), fb = FailureShare(b);
+      const double ca = Cost(a, fa), cb = Cost(b, fb);
       i = cb < ca ? b : a;
       // A failing candidate (its failure term at least doubles its cost) brings a third one: with
       // two candidates, a failing endpoint paired with a slow one hands the slow one the pick
       // whatever its queue, so avoiding the failing endpoint would overload the slow one. The
       // lowest of three costs still weighs load against failures (no lexicographic rule), so
       // when every other endpoint is saturated the failing one still takes its share.
-      if (a != b && error_cost * std::max(FailureShare(a), FailureShare(b)) >= 1) {
+      if (a != b && error_cost * std::max(fa, fb) >= 1) {
         uint32_t c = main.Sample(reader.Next());
         for (int k = 0; (c == a || c == b) && k < 4; ++k) c = main.Sample(reader.Next());
-        if (c != a && c != b && Cost(c) < std::min(ca, cb)) i = c;
+        if (c != a && c != b && Cost(c, FailureShare(c)) < std::min(ca, cb)) i = c;
       }
     }
   }

@@ -75,7 +75,7 @@ struct Snapshot {
 
  private:
   double FailureShare(uint32_t i) const;  // load-aware failure estimate of endpoints[i]
-  double Cost(uint32_t i) const;          // load-aware cost of endpoints[i]
+  double Cost(uint32_t i, double failure_share) const;  // load-aware cost of endpoints[i]
 };
 
 }  // namespace weighted

@@ -6,6 +6,7 @@ import io.weighted.spring.WeightedLoadBalancer;
 import io.weighted.spring.WeightedServiceInstance;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Level;
@@ -53,17 +54,18 @@ public class SpringChooseBenchmark {
   RandomLoadBalancer random;
   final Request<?> request = new DefaultRequest<>();
 
-  @Setup(Level.Trial)
-  public void setUp() {
-    ServiceInstance[] list = new ServiceInstance[instances];
-    for (int i = 0; i < instances; i++) {
+  /** A supplier of {@code n} fixed instances of "svc", each list handed out through {@code flux}. */
+  static ServiceInstanceListSupplier supplier(int n,
+      Function<List<ServiceInstance>, Flux<List<ServiceInstance>>> flux) {
+    ServiceInstance[] list = new ServiceInstance[n];
+    for (int i = 0; i < n; i++) {
       list[i] = new DefaultServiceInstance("i" + i, "svc", "10.0.0." + i, 8080, false);
     }
     List<ServiceInstance> cached = List.of(list);
-    ServiceInstanceListSupplier supplier = new ServiceInstanceListSupplier() {
+    return new ServiceInstanceListSupplier() {
       @Override
       public Flux<List<ServiceInstance>> get() {
-        return Flux.just(cached);
+        return flux.apply(cached);
       }
 
       @Override
@@ -71,6 +73,11 @@ public class SpringChooseBenchmark {
         return "svc";
       }
     };
+  }
+
+  @Setup(Level.Trial)
+  public void setUp() {
+    ServiceInstanceListSupplier supplier = supplier(instances, Flux::just);
     engine = Engine.create(CONFIG, ClockMode.REAL);
     weighted = new WeightedLoadBalancer(new SimpleObjectProvider<>(supplier), "svc", engine);
     defaultEngine = Engine.create("{}", ClockMode.REAL);

@@ -3,7 +3,6 @@ package io.weighted.bench;
 import io.weighted.jni.ClockMode;
 import io.weighted.jni.Engine;
 import io.weighted.spring.WeightedLoadBalancer;
-import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
@@ -15,7 +14,6 @@ import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
-import org.springframework.cloud.client.DefaultServiceInstance;
 import org.springframework.cloud.client.ServiceInstance;
 import org.springframework.cloud.client.loadbalancer.DefaultRequest;
 import org.springframework.cloud.client.loadbalancer.Request;
@@ -44,22 +42,8 @@ public class SpringChooseDeferredBenchmark {
 
   @Setup(Level.Trial)
   public void setUp() {
-    ServiceInstance[] list = new ServiceInstance[instances];
-    for (int i = 0; i < instances; i++) {
-      list[i] = new DefaultServiceInstance("i" + i, "svc", "10.0.0." + i, 8080, false);
-    }
-    List<ServiceInstance> cached = List.of(list);
-    ServiceInstanceListSupplier supplier = new ServiceInstanceListSupplier() {
-      @Override
-      public Flux<List<ServiceInstance>> get() {
-        return Flux.defer(() -> Flux.just(cached));
-      }
-
-      @Override
-      public String getServiceId() {
-        return "svc";
-      }
-    };
+    ServiceInstanceListSupplier supplier = SpringChooseBenchmark.supplier(instances,
+        cached -> Flux.defer(() -> Flux.just(cached)));
     engine = Engine.create(SpringChooseBenchmark.CONFIG, ClockMode.REAL);
     weighted = new WeightedLoadBalancer(new SimpleObjectProvider<>(supplier), "svc", engine);
     roundRobin = new RoundRobinLoadBalancer(new SimpleObjectProvider<>(supplier), "svc");

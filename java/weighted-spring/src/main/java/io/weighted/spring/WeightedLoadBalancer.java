@@ -108,12 +108,8 @@ public class WeightedLoadBalancer implements ReactorServiceInstanceLoadBalancer 
 
   /**
    * One choose(): the function its Mono maps the instance list with (or, for a synchronous
-   * supplier, the callable that reads the list too). A class rather than a lambda, and the fast
-   * path written out in {@link #apply} rather than spread over helpers: it runs at the bottom of
-   * Reactor's call chain, where the JIT's inlining depth (MaxInlineLevel) is nearly spent. With
-   * a Flux.defer supplier, -XX:+PrintInlining showed pickIn, matches and the instance's
-   * constructor "inlining too deep" behind the lambda and three helpers; now they are inlined.
-   * (The CPU time per choose moved less than the run-to-run noise, about 10 ns.)
+   * supplier, the callable that reads the list too). The registered set, when the list still
+   * matches it, is picked from directly ({@link #pickFrom}); anything else goes the full way.
    */
   private final class Choice implements Function<List<ServiceInstance>, Response<ServiceInstance>>,
       Callable<Response<ServiceInstance>> {
@@ -139,17 +135,9 @@ public class WeightedLoadBalancer implements ReactorServiceInstanceLoadBalancer 
     public Response<ServiceInstance> apply(List<ServiceInstance> instances) {
       EndpointSet set = current;
       Response<ServiceInstance> response;
-      long[] keys;
-      if (set != null && (keys = set.keys) != null && gate == null && set.matches(instances)) {
-        // The registered set, picked from by index (pickFrom, written out).
-        long epoch = set.epoch;
+      if (set != null && set.keys != null && gate == null && set.matches(instances)) {
         try {
-          long r = service.pickIn(epoch);
-          int index = (int) r;
-          response = new DefaultResponse(r != Service.OTHER_EPOCH
-              ? new WeightedServiceInstance(set.instances[index], set.ids[index], service,
-                  keys[index], epoch, index, (int) (r >>> 32), true, nanoClock)
-              : pickAny(set));
+          response = new DefaultResponse(pickFrom(set));
         } catch (NoEndpointException e) {
           response = new EmptyResponse();
         }
