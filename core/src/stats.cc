@@ -135,10 +135,16 @@ WindowStats Window::Compute() const {
   if (s.requests) s.error_rate = double(s.requests - s.outcomes[WT_OUTCOME_SUCCESS]) / s.requests;
   s.latency_samples = lat_n;
   if (lat_n) s.mean_ms = double(lat_sum) / lat_n / 1000.0;
-  static constexpr double kQs[2] = {0.95, 0.99};
-  double q[2];
   // Drain() leaves each part sorted, and the latency count is the parts' record count.
-  QuantilesOfSorted(parts, nparts, kQs, q, 2, lat_n);
+  double q[2];
+  if (nparts <= 2) {
+    // The default window (two slots): a two-way walk, without the k-way merge's bookkeeping.
+    UpperQuantilesOfTwo(nparts > 0 ? parts[0] : nullptr, nparts > 1 ? parts[1] : nullptr, lat_n,
+                        &q[0], &q[1]);
+  } else {
+    static constexpr double kQs[2] = {0.95, 0.99};
+    QuantilesOfSorted(parts, nparts, kQs, q, 2, lat_n);
+  }
   s.p95_ms = q[0] / 1000.0;
   s.p99_ms = q[1] / 1000.0;
   for (int i = 0; i < kResources; ++i) {
@@ -148,20 +154,14 @@ WindowStats Window::Compute() const {
   return s;
 }
 
-namespace {
-bool ByBucket(const std::pair<uint16_t, uint32_t>& a, const std::pair<uint16_t, uint32_t>& b) {
-  return a.first < b.first;
-}
-}  // namespace
-
 void Quantiles(const SparseHistogram* const* parts, size_t count, const double* qs, double* out,
                int n) {
   for (size_t p = 0; p < count; ++p) {
-    if (!std::is_sorted(parts[p]->begin(), parts[p]->end(), ByBucket)) {
+    if (!std::is_sorted(parts[p]->begin(), parts[p]->end())) {
       // Not as Drain() leaves them: merge into one sorted copy.
       SparseHistogram merged;
       for (size_t q = 0; q < count; ++q) merged.insert(merged.end(), parts[q]->begin(), parts[q]->end());
-      std::sort(merged.begin(), merged.end(), ByBucket);
+      std::sort(merged.begin(), merged.end());
       const SparseHistogram* one = &merged;
       QuantilesOfSorted(&one, 1, qs, out, n);
       return;
@@ -175,7 +175,7 @@ void QuantilesOfSorted(const SparseHistogram* const* parts, size_t count, const 
   for (int k = 0; k < n; ++k) out[k] = 0;
   if (total == 0) {
     for (size_t p = 0; p < count; ++p) {
-      for (const auto& [b, c] : *parts[p]) total += c;
+      for (BucketEntry e : *parts[p]) total += EntryCount(e);
     }
   }
   if (total == 0) return;
@@ -204,16 +204,56 @@ void QuantilesOfSorted(const SparseHistogram* const* parts, size_t count, const 
     size_t best = count;
     for (size_t p = 0; p < count; ++p) {
       if (pos[p] > 0 &&
-          (best == count || (*parts[p])[pos[p] - 1].first > (*parts[best])[pos[best] - 1].first)) {
+          (best == count || (*parts[p])[pos[p] - 1] > (*parts[best])[pos[best] - 1])) {
         best = p;
       }
     }
     if (best == count) break;
-    const auto& [b, c] = (*parts[best])[--pos[best]];
-    above += c;
+    const BucketEntry e = (*parts[best])[--pos[best]];
+    const int b = EntryBucket(e);
+    above += EntryCount(e);
     // Records at or below this bucket's lower neighbours: total - above. The quantile is this
     // bucket once fewer than `rank` records lie strictly below it.
     while (k < n && total - above < rank[order[k]]) out[order[k++]] = BucketValue(b);
+  }
+}
+
+namespace {
+// ceil(q x total), at least 1, without a libm call.
+uint64_t RankOf(double q, uint64_t total) {
+  const double x = q * double(total);
+  uint64_t r = static_cast<uint64_t>(x);
+  r += double(r) < x;
+  return r ? r : 1;
+}
+}  // namespace
+
+void UpperQuantilesOfTwo(const SparseHistogram* a, const SparseHistogram* b, uint64_t total,
+                         double* p95, double* p99) {
+  *p95 = *p99 = 0;
+  if (total == 0) return;
+  const uint64_t r99 = RankOf(0.99, total), r95 = RankOf(0.95, total);
+  const BucketEntry* ab = a ? a->data() : nullptr;
+  const BucketEntry* bb = b ? b->data() : nullptr;
+  const BucketEntry* ai = a ? ab + a->size() : nullptr;  // one past the next entry, walking down
+  const BucketEntry* bi = b ? bb + b->size() : nullptr;
+  uint64_t above = 0;
+  bool have99 = false;
+  // The same walk as QuantilesOfSorted: down from the top bucket until fewer than `rank`
+  // records lie strictly below the current one. `total` is the parts' record count, so the
+  // walk ends inside them.
+  while (ai != ab || bi != bb) {
+    const BucketEntry e = ai != ab && (bi == bb || ai[-1] >= bi[-1]) ? *--ai : *--bi;
+    above += EntryCount(e);
+    const uint64_t below = total > above ? total - above : 0;
+    if (!have99 && below < r99) {
+      *p99 = BucketValue(EntryBucket(e));
+      have99 = true;
+    }
+    if (below < r95) {
+      *p95 = BucketValue(EntryBucket(e));
+      return;
+    }
   }
 }
 

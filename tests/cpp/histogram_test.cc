@@ -46,9 +46,53 @@ TEST(Histogram, DrainTakesEachRecordExactlyOnce) {
   h.Drain(&a);
   h.Drain(&b);
   uint64_t total = 0;
-  for (auto& [bucket, c] : a) total += c;
+  for (BucketEntry e : a) total += EntryCount(e);
   EXPECT_EQ(total, 1000u);
   EXPECT_TRUE(b.empty());
+}
+
+TEST(Histogram, ACountPastAnEntrysRangeIsSplitNotTruncated) {
+  SparseHistogram h;
+  AppendEntries(&h, 7, uint64_t{kEntryMaxCount} * 2 + 5);
+  ASSERT_EQ(h.size(), 3u);
+  uint64_t total = 0;
+  for (BucketEntry e : h) {
+    EXPECT_EQ(EntryBucket(e), 7);
+    total += EntryCount(e);
+  }
+  EXPECT_EQ(total, uint64_t{kEntryMaxCount} * 2 + 5);
+  EXPECT_EQ(EntryBucket(MakeEntry(kBucketCount - 1, kEntryMaxCount)), kBucketCount - 1);
+}
+
+// The window's two-way walk must agree with the general k-way one on every input, including
+// empty parts, one part, equal buckets in both parts and tiny totals.
+TEST(Histogram, TwoWayWalkAgreesWithTheGeneralQuantiles) {
+  std::mt19937_64 rng(11);
+  for (int round = 0; round < 2000; ++round) {
+    SparseHistogram parts[2];
+    for (SparseHistogram& h : parts) {
+      const int n = static_cast<int>(rng() % 12);  // 0 = an empty part
+      const int base = static_cast<int>(rng() % 400);
+      for (int i = 0, b = base; i < n; ++i) {
+        b += 1 + static_cast<int>(rng() % 3);
+        const uint32_t c = 1 + static_cast<uint32_t>(rng() % (round % 3 == 0 ? 2 : 500));
+        h.push_back(MakeEntry(b, c));
+      }
+    }
+    const SparseHistogram* both[2] = {&parts[0], &parts[1]};
+    static constexpr double kQs[2] = {0.95, 0.99};
+    for (int k = 0; k <= 2; ++k) {  // two parts, the first only, none
+      double want[2], p95, p99;
+      uint64_t t = 0;
+      for (int i = 0; i < k; ++i) {
+        for (BucketEntry e : parts[i]) t += EntryCount(e);
+      }
+      QuantilesOfSorted(both, k, kQs, want, 2);
+      UpperQuantilesOfTwo(k > 0 ? &parts[0] : nullptr, k > 1 ? &parts[1] : nullptr, t, &p95, &p99);
+      ASSERT_EQ(p95, want[0]) << "round " << round << " parts " << k;
+      ASSERT_EQ(p99, want[1]) << "round " << round << " parts " << k;
+    }
+  }
 }
 
 TEST(Window, KeepsOnlyTheLastSlotsAndSplitsErrorsByClass) {
