@@ -19,16 +19,16 @@ const char* StateName(State s) {
   return "unknown";
 }
 
-std::string ReasonJson(const ControlState& c) {
+std::string ReasonJson(const ControlState& c, const Evaluation& eval) {
   std::string rules;
-  for (const RuleHit& h : c.eval.hits) {
+  for (const RuleHit& h : eval.hits) {
     if (!h.fired) continue;
     if (!rules.empty()) rules += ',';
     rules += fmt::format(R"({{"metric":"{}","value":{:.6g},"threshold":{:.6g},"penalty":{:.6g}}})",
                          MetricName(h.metric), h.value, h.threshold, h.penalty);
   }
   return fmt::format(R"({{"penalty":{:.6g},"requests":{},"known":{},"rules":[{}]}})",
-                     c.eval.penalty, c.stats.requests, c.known, rules);
+                     eval.penalty, c.stats.requests, c.known, rules);
 }
 
 double SlowStartFactor(const Config& cfg, int64_t added_ns, int64_t now_ns) {
@@ -44,13 +44,25 @@ double SlowStartFactor(const Config& cfg, int64_t added_ns, int64_t now_ns) {
 
 namespace {
 
-void Emit(std::vector<PendingEvent>* out, wt_event_type type, int64_t now, const Endpoint& ep,
-          double old_w, double new_w) {
-  out->push_back({type, now, ep.id, old_w, new_w, ReasonJson(ep.ctl)});
+// What StepEndpoint needs besides the endpoint: the config and reference the endpoint was
+// judged against (to explain the judgement in events) and where events go.
+struct StepContext {
+  const Config& cfg;
+  const ServiceReference& ref;
+  int64_t now;
+  std::vector<PendingEvent>* events;
+};
+
+void Emit(const StepContext& x, wt_event_type type, const Endpoint& ep, double old_w, double new_w) {
+  Evaluation eval;  // recomputed: events are rare, and keeping every hit cost memory per endpoint
+  Evaluate(x.cfg.rules, ep.ctl.stats, ep.ctl.known, x.ref, &eval);
+  x.events->push_back({type, x.now, ep.id, old_w, new_w, ReasonJson(ep.ctl, eval)});
 }
 
 // Leaves isolation on healthy probes, or by force when max isolation time runs out (S-P2).
-void StepIsolated(const Config& cfg, int64_t now, Endpoint& ep, std::vector<PendingEvent>* ev) {
+void StepIsolated(const StepContext& x, Endpoint& ep) {
+  const Config& cfg = x.cfg;
+  const int64_t now = x.now;
   ControlState& c = ep.ctl;
   if (now - c.isolated_since_ns >= cfg.isolation.max_ms * kNsPerMs) {
     c.weight = cfg.isolation.restore_fraction * c.base;
@@ -58,25 +70,27 @@ void StepIsolated(const Config& cfg, int64_t now, Endpoint& ep, std::vector<Pend
     c.last_change_ns = now;
     ++c.forced_restores;
     c.window.Clear();  // judge the restored endpoint on what it does from now on
-    Emit(ev, WT_EVENT_FORCED_RESTORE, now, ep, 0, c.weight);
+    Emit(x, WT_EVENT_FORCED_RESTORE, ep, 0, c.weight);
     return;
   }
   // The window was cleared on entry, so it holds probe results only.
-  if (c.known && c.eval.penalty < 1) {
+  if (c.known && c.penalty < 1) {
     c.weight = std::min(c.target, cfg.controller.max_step * c.base);
     c.state = State::kRecovering;
     c.last_change_ns = now;
-    Emit(ev, WT_EVENT_RESTORED, now, ep, 0, c.weight);
+    Emit(x, WT_EVENT_RESTORED, ep, 0, c.weight);
   }
 }
 
 }  // namespace
 
-void StepEndpoint(const Config& cfg, int64_t now, Endpoint& ep, std::vector<PendingEvent>* ev) {
+void StepEndpoint(const Config& cfg, const ServiceReference& ref, int64_t now, Endpoint& ep,
+                  std::vector<PendingEvent>* ev) {
+  const StepContext x{cfg, ref, now, ev};
   ControlState& c = ep.ctl;
-  const double penalty = c.eval.penalty;
+  const double penalty = c.penalty;
   c.target = c.base * (1 - std::min(penalty, 1.0));
-  if (c.state == State::kIsolated) return StepIsolated(cfg, now, ep, ev);
+  if (c.state == State::kIsolated) return StepIsolated(x, ep);
 
   if (penalty >= 1) {
     const double old = c.weight;
@@ -84,7 +98,7 @@ void StepEndpoint(const Config& cfg, int64_t now, Endpoint& ep, std::vector<Pend
     c.isolated_since_ns = now;
     c.weight = 0;
     c.last_change_ns = now;
-    Emit(ev, WT_EVENT_ISOLATED, now, ep, old, 0);
+    Emit(x, WT_EVENT_ISOLATED, ep, old, 0);
     c.window.Clear();
     return;
   }
@@ -107,7 +121,7 @@ void StepEndpoint(const Config& cfg, int64_t now, Endpoint& ep, std::vector<Pend
     // The cooldown holds a weight after a cut (anti-flap). Increases are already limited to
     // one step per cycle; only the article profile also waits the cooldown between them.
     if (w < old || both) c.last_change_ns = now;
-    Emit(ev, WT_EVENT_WEIGHT_CHANGED, now, ep, old, w);
+    Emit(x, WT_EVENT_WEIGHT_CHANGED, ep, old, w);
   }
   c.state = penalty > 0 ? State::kDegraded
           : c.weight < c.base ? State::kRecovering

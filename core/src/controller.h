@@ -20,13 +20,14 @@ struct PendingEvent {
 };
 
 // One cycle for one endpoint whose window has just been updated and evaluated (ep.ctl.stats,
-// ep.ctl.eval, ep.ctl.known set by the caller). Appends the events it causes.
-void StepEndpoint(const Config& cfg, int64_t now_ns, Endpoint& ep, std::vector<PendingEvent>* events);
+// ep.ctl.penalty, ep.ctl.known set by the caller against `ref`). Appends the events it causes.
+void StepEndpoint(const Config& cfg, const ServiceReference& ref, int64_t now_ns, Endpoint& ep,
+                  std::vector<PendingEvent>* events);
 
 // Slow-start factor in (0, 1] for an endpoint added at added_ns (Envoy's formula).
 double SlowStartFactor(const Config& cfg, int64_t added_ns, int64_t now_ns);
 
 // The reason JSON for an endpoint's last evaluation: {"penalty":..,"rules":[..fired..]}.
-std::string ReasonJson(const ControlState& ctl);
+std::string ReasonJson(const ControlState& ctl, const Evaluation& eval);
 
 }  // namespace weighted

@@ -26,6 +26,7 @@ struct ControlState {
   State state = State::kHealthy;
   bool known = false;  // the window has min_requests results (unknown is not low)
   bool slow_start = false;
+  bool judged = false;  // a cycle has evaluated it since it joined
   int64_t last_change_ns = INT64_MIN / 2;  // for the cooldown; "long ago" at creation
   int64_t isolated_since_ns = 0;
   int64_t added_ns = 0;
@@ -33,7 +34,7 @@ struct ControlState {
   double effective = 1;  // the scheduling weight last published (after slow start, isolation)
   Window window;
   WindowStats stats;     // as of the last cycle
-  Evaluation eval;       // as of the last cycle
+  double penalty = 0;    // as of the last cycle (Service::EvaluationOf explains it)
 };
 
 // Field order is for the report path: the key, the load-aware estimates and the hot recorder's

@@ -30,15 +30,16 @@ void WindowJson(const WindowStats& s, JsonWriter& w) {
   w.EndObject().EndObject();
 }
 
-void EndpointJson(const Endpoint& ep, uint32_t index, int64_t now, JsonWriter& w) {
+void EndpointJson(const Endpoint& ep, const Evaluation& eval, uint32_t index, int64_t now,
+                  JsonWriter& w) {
   const ControlState& c = ep.ctl;
   w.BeginObject().Key("id").String(ep.id).Key("index").Uint(index).Key("key").Uint(ep.key);
   w.Key("state").String(StateName(c.state)).Key("known").Bool(c.known);
   w.Key("slow_start").Bool(c.slow_start).Key("base_weight").Double(c.base);
   w.Key("weight").Double(c.weight).Key("target").Double(c.target);
-  w.Key("effective_weight").Double(c.effective).Key("penalty").Double(c.eval.penalty);
+  w.Key("effective_weight").Double(c.effective).Key("penalty").Double(c.penalty);
   w.Key("rules").BeginArray();
-  for (const RuleHit& h : c.eval.hits) {
+  for (const RuleHit& h : eval.hits) {
     w.BeginObject().Key("metric").String(MetricName(h.metric)).Key("value");
     if (h.evaluated) w.Double(h.value);
     else w.Null();
@@ -78,7 +79,10 @@ std::string Engine::SnapshotJson() {
       w.Key("removed_totals").BeginObject();
       for (int o = 0; o < kOutcomes; ++o) w.Key(kOutcomeNames[o]).Uint(s.removed_total(o));
       w.EndObject().Key("endpoints").BeginArray();
-      for (uint32_t i = 0; i < s.endpoints().size(); ++i) EndpointJson(*s.endpoints()[i], i, now, w);
+      for (uint32_t i = 0; i < s.endpoints().size(); ++i) {
+        const Endpoint& ep = *s.endpoints()[i];
+        EndpointJson(ep, s.EvaluationOf(ep), i, now, w);
+      }
       w.EndArray().EndObject();
     });
   }
@@ -135,8 +139,8 @@ std::string Engine::Prometheus() {
           add(0, l, c.effective);
           add(1, l, c.target);
           add(2, l, c.base);
-          add(3, l, c.eval.penalty);
-          for (const RuleHit& h : c.eval.hits) {
+          add(3, l, c.penalty);
+          for (const RuleHit& h : s.EvaluationOf(*ep).hits) {
             add(4, fmt::format("{},rule=\"{}\"", l, MetricName(h.metric)), h.fired ? h.penalty : 0);
           }
           for (State st : {State::kHealthy, State::kDegraded, State::kIsolated, State::kRecovering}) {

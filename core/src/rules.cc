@@ -69,25 +69,38 @@ ServiceReference ComputeReference(const std::vector<const WindowStats*>& known) 
   return ref;
 }
 
+RuleHit Judge(const Rule& r, const WindowStats& stats, bool has_requests,
+              const ServiceReference& ref) {
+  RuleHit h{r.metric};
+  h.penalty = r.penalty;
+  h.evaluated = MetricValue(r.metric, stats, has_requests, &h.value);
+  double threshold = r.threshold >= 0 ? r.threshold : 0;
+  if (r.relative > 0) {
+    // A relative rule needs the service reference; without it the rule cannot judge.
+    if (!ref.known) h.evaluated = false;
+    threshold = std::max(threshold, r.relative * Reference(r.metric, ref));
+  }
+  h.threshold = threshold;
+  h.fired = h.evaluated && h.value > threshold;
+  return h;
+}
+
+double Penalty(const std::vector<Rule>& rules, const WindowStats& stats, bool has_requests,
+               const ServiceReference& ref) {
+  double penalty = 0;
+  for (const Rule& r : rules) {
+    if (Judge(r, stats, has_requests, ref).fired) penalty += r.penalty;
+  }
+  return penalty;
+}
+
 void Evaluate(const std::vector<Rule>& rules, const WindowStats& stats, bool has_requests,
               const ServiceReference& ref, Evaluation* out) {
-  Evaluation& ev = *out;
-  ev.penalty = 0;
-  ev.hits.clear();
+  out->penalty = 0;
+  out->hits.clear();
   for (const Rule& r : rules) {
-    RuleHit h{r.metric};
-    h.penalty = r.penalty;
-    h.evaluated = MetricValue(r.metric, stats, has_requests, &h.value);
-    double threshold = r.threshold >= 0 ? r.threshold : 0;
-    if (r.relative > 0) {
-      // A relative rule needs the service reference; without it the rule cannot judge.
-      if (!ref.known) h.evaluated = false;
-      threshold = std::max(threshold, r.relative * Reference(r.metric, ref));
-    }
-    h.threshold = threshold;
-    h.fired = h.evaluated && h.value > threshold;
-    if (h.fired) ev.penalty += r.penalty;
-    ev.hits.push_back(h);
+    out->hits.push_back(Judge(r, stats, has_requests, ref));
+    if (out->hits.back().fired) out->penalty += r.penalty;
   }
 }
 

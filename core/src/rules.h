@@ -33,9 +33,19 @@ struct Evaluation {
   std::vector<RuleHit> hits;  // one per rule, in config order
 };
 
-// `has_requests` says whether the window holds at least min_requests results; without it,
-// request-based rules are not evaluated (an endpoint with no data is unknown, not sick).
-// Writes into `out`, reusing its storage: the controller evaluates every endpoint every cycle.
+// One rule's verdict. `has_requests` says whether the window holds at least min_requests
+// results; without it, request-based rules are not evaluated (an endpoint with no data is
+// unknown, not sick).
+RuleHit Judge(const Rule& rule, const WindowStats& stats, bool has_requests,
+              const ServiceReference& ref);
+
+// The sum of the fired rules' penalties: what the cycle needs of every endpoint. The hits
+// themselves are asked for only to explain a weight (events, snapshots), so they are
+// recomputed then, from the same inputs, instead of being kept per endpoint.
+double Penalty(const std::vector<Rule>& rules, const WindowStats& stats, bool has_requests,
+               const ServiceReference& ref);
+
+// Every rule's verdict, and the penalty. Writes into `out`, reusing its storage.
 void Evaluate(const std::vector<Rule>& rules, const WindowStats& stats, bool has_requests,
               const ServiceReference& ref, Evaluation* out);
 

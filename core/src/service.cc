@@ -195,16 +195,24 @@ void Service::Cycle(const Config& cfg, int64_t now, std::vector<PendingEvent>* e
     c.known = c.stats.requests >= needed;
     if (c.known && c.state != State::kIsolated) known.push_back(&c.stats);
   }
-  const ServiceReference ref = ComputeReference(known);
+  judged_ref_ = ComputeReference(known);
+  judged_rules_ = cfg.rules;  // what EvaluationOf() explains the penalties with
   for (Endpoint* ep : endpoints_) {
-    Evaluate(cfg.rules, ep->ctl.stats, ep->ctl.known, ref, &ep->ctl.eval);
-    StepEndpoint(cfg, now, *ep, events);
+    ep->ctl.penalty = Penalty(cfg.rules, ep->ctl.stats, ep->ctl.known, judged_ref_);
+    ep->ctl.judged = true;
+    StepEndpoint(cfg, judged_ref_, now, *ep, events);
     if (ep->ctl.slow_start && SlowStartFactor(cfg, ep->ctl.added_ns, now) >= 1) {
       ep->ctl.slow_start = false;
     }
   }
   Publish(cfg, now, events);
   reclaimer_.Collect();
+}
+
+Evaluation Service::EvaluationOf(const Endpoint& ep) const {
+  Evaluation eval;
+  if (ep.ctl.judged) Evaluate(judged_rules_, ep.ctl.stats, ep.ctl.known, judged_ref_, &eval);
+  return eval;
 }
 
 void Service::Republish(const Config& cfg, std::vector<PendingEvent>* events) {

@@ -65,6 +65,9 @@ class Service {
   uint64_t epoch() const { return epoch_; }
   uint64_t stale_reports() const { return stale_reports_.load(std::memory_order_relaxed); }
   uint64_t removed_total(int outcome) const { return removed_totals_[outcome].load(); }
+  // Every rule's verdict on `ep` at the last cycle, as that cycle judged it (its rules and
+  // service reference, even if a reload changed the rules since); empty before its first.
+  Evaluation EvaluationOf(const Endpoint& ep) const;
 
  private:
   struct Guarded;  // a pinned snapshot for the duration of a hot-path call
@@ -96,6 +99,8 @@ class Service {
   uint64_t epoch_ = 0;
   bool had_endpoints_ = false;
   bool panic_ = false;
+  std::vector<Rule> judged_rules_;  // the last cycle's rules and reference (EvaluationOf)
+  ServiceReference judged_ref_;
   // Lifetime outcomes of removed endpoints, added when they are reclaimed: a report racing with
   // the removal still lands on the endpoint, and is counted here once no reader holds it.
   std::array<std::atomic<uint64_t>, kOutcomes> removed_totals_{};

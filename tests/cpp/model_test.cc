@@ -161,6 +161,34 @@ TEST(Model, RelativeLatencyRuleUsesTheLowerMedianSoTwoEndpointsWork) {
   EXPECT_DOUBLE_EQ(slow["penalty"].get<double>(), 0.3);
 }
 
+// The per-rule verdicts are recomputed when shown (not kept per endpoint): they must still be
+// what the last cycle judged, before the first cycle (none) and after a reload that changed the
+// rules (the old rules, until the next cycle judges with the new ones).
+TEST(Model, RuleVerdictsShownAreTheLastCyclesEvenAfterAReload) {
+  Harness h;
+  h.Set({{"fast", 1}, {"slow", 1}});
+  EXPECT_TRUE(h.Endpoint("slow")["rules"].empty()) << "no cycle has judged it yet";
+  h.Drive(10, 100, [](const std::string& id) { return Ok(id == "slow" ? 100 : 20); });
+  const json before = h.Endpoint("slow");
+  ASSERT_EQ(before["rules"].size(), 3u);
+  ASSERT_TRUE(before["rules"][0]["fired"].get<bool>());
+
+  const std::string reload =
+      R"({"seed": 42, "picker": {"mode": "weighted"},
+          "rules": [{"metric": "error_rate", "threshold": 0.5, "penalty": 0.4}]})";
+  ASSERT_EQ(wt_engine_reload(h.engine(), reload.data(), reload.size()), WT_OK) << wt_last_error();
+  const json after_reload = h.Endpoint("slow");
+  EXPECT_EQ(after_reload["rules"], before["rules"]);
+  EXPECT_DOUBLE_EQ(after_reload["penalty"].get<double>(), 0.3);
+
+  h.Drive(5, 100, [](const std::string& id) { return Ok(id == "slow" ? 100 : 20); });
+  const json next = h.Endpoint("slow");
+  ASSERT_EQ(next["rules"].size(), 1u);
+  EXPECT_EQ(next["rules"][0]["metric"], "error_rate");
+  EXPECT_FALSE(next["rules"][0]["fired"].get<bool>());
+  EXPECT_DOUBLE_EQ(next["penalty"].get<double>(), 0.0);
+}
+
 TEST(Model, NewEndpointsSlowStartButTheFirstSetDoesNot) {
   Harness h(R"({"seed": 5, "picker": {"mode": "weighted"}, "slow_start": {"window_ms": 20000}})");
   h.Set({{"A", 1}, {"B", 1}});
