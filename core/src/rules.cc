@@ -69,8 +69,9 @@ ServiceReference ComputeReference(const std::vector<const WindowStats*>& known) 
   return ref;
 }
 
-RuleHit Judge(const Rule& r, const WindowStats& stats, bool has_requests,
-              const ServiceReference& ref) {
+// Inlined into Penalty(), which the cycle calls for every endpoint.
+[[gnu::always_inline]] inline RuleHit JudgeInline(const Rule& r, const WindowStats& stats,
+                                                 bool has_requests, const ServiceReference& ref) {
   RuleHit h{r.metric};
   h.penalty = r.penalty;
   h.evaluated = MetricValue(r.metric, stats, has_requests, &h.value);
@@ -85,11 +86,16 @@ RuleHit Judge(const Rule& r, const WindowStats& stats, bool has_requests,
   return h;
 }
 
+RuleHit Judge(const Rule& r, const WindowStats& stats, bool has_requests,
+              const ServiceReference& ref) {
+  return JudgeInline(r, stats, has_requests, ref);
+}
+
 double Penalty(const std::vector<Rule>& rules, const WindowStats& stats, bool has_requests,
                const ServiceReference& ref) {
   double penalty = 0;
   for (const Rule& r : rules) {
-    if (Judge(r, stats, has_requests, ref).fired) penalty += r.penalty;
+    if (JudgeInline(r, stats, has_requests, ref).fired) penalty += r.penalty;
   }
   return penalty;
 }
