@@ -9,7 +9,7 @@
 #                        tests, told to expect both, and java/scripts/check-native-jar.sh on it
 #
 # Not part of `make test`: compiling the engine and its tests a second time, for another CPU,
-# takes about 6 minutes on a 2-core machine (the qemu run itself under a minute). .ci/run calls
+# takes 6-7 minutes on a 2-core machine (the qemu run itself about a minute). .ci/run calls
 # test-aarch64 after `make test`. After build-aarch64, `make test-java` and `mvn package` pick
 # the aarch64 library up too (java/pom.xml: weighted.native.aarch64.dir).
 
