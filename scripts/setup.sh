@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Installs what the build and the tests need, and nothing twice: each step checks first.
 # Debian packages by name (pinned by the Debian release), Python packages pinned in
-# requirements-dev.txt. Safe to run again; fast when everything is present.
+# requirements-dev.txt. Safe to run again; fast when everything is present. Targets that need
+# more name it in WT_EXTRA_DEBS: mk/reliability.mk (clang for the fuzzers), mk/aarch64.mk (the
+# aarch64 cross compiler, qemu-user, googletest's sources).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 

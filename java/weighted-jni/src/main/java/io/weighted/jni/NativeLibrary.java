@@ -62,7 +62,7 @@ final class NativeLibrary {
 
   private static void loadFromJar() {
     String platform = platform();
-    String resource = "/native/" + platform + "/" + LIBRARY_NAME;
+    String resource = resource(platform);
     try (InputStream in = NativeLibrary.class.getResourceAsStream(resource)) {
       if (in == null) {
         throw new UnsatisfiedLinkError("weighted-jni " + jarVersion() + " carries no native library"
@@ -110,15 +110,30 @@ final class NativeLibrary {
     return (v / 10000) + "." + (v / 100 % 100) + "." + (v % 100);
   }
 
-  /** {@code linux-x86_64}, {@code linux-aarch64}, ... */
+  /** This JVM's platform: {@code linux-x86_64}, {@code linux-aarch64}, ... */
   static String platform() {
-    String os = System.getProperty("os.name", "").toLowerCase(Locale.ROOT);
+    return platform(System.getProperty("os.name", ""), System.getProperty("os.arch", ""));
+  }
+
+  /**
+   * The jar's directory name for an {@code os.name} / {@code os.arch} pair. JVMs name one
+   * architecture several ways (HotSpot on Linux says {@code amd64} and {@code aarch64}, others
+   * {@code x86_64} and {@code arm64}); the directory uses the names of the GNU triplets the
+   * libraries are built for.
+   */
+  static String platform(String osNameProperty, String osArchProperty) {
+    String os = osNameProperty.toLowerCase(Locale.ROOT);
     String osName = os.startsWith("linux") ? "linux" : os.startsWith("mac") ? "darwin"
         : os.startsWith("windows") ? "windows" : os.replaceAll("\\W", "");
-    String arch = System.getProperty("os.arch", "").toLowerCase(Locale.ROOT);
+    String arch = osArchProperty.toLowerCase(Locale.ROOT);
     String archName = arch.equals("amd64") || arch.equals("x86_64") ? "x86_64"
         : arch.equals("aarch64") || arch.equals("arm64") ? "aarch64" : arch;
     return osName + "-" + archName;
+  }
+
+  /** Where the jar keeps the library for {@code platform}. */
+  static String resource(String platform) {
+    return "/native/" + platform + "/" + LIBRARY_NAME;
   }
 
   static String jarVersion() {
