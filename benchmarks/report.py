@@ -328,6 +328,10 @@ def main():
             if wc and rr and rnd:
                 w(f"- {n} instances: weighted / RoundRobin = {wc['median'] / rr['median']:.2f}, "
                   f"weighted / Random = {wc['median'] / rnd['median']:.2f}")
+            wm, sw = jmh.get(f"weightedChooseMetadataWeights@{n}"), jmh.get(f"springWeightedSupplierChoose@{n}")
+            if wm and sw:
+                w(f"- {n} instances, weights from metadata: weighted / Spring's WeightedServiceInstanceListSupplier "
+                  f"+ RoundRobin = {wm['median'] / sw['median']:.2f}")
         wr, rr, wrt = jmh.get("weightedRule"), jmh.get("roundRobinRule"), jmh.get("weightedResponseTimeRule")
         if wr and rr and wrt:
             w(f"- Ribbon: weighted rule / RoundRobinRule = {wr['median'] / rr['median']:.2f}, "

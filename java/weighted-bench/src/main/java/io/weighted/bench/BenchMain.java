@@ -49,6 +49,8 @@ public final class BenchMain {
         ratio(s, "weightedChoose@" + n, "roundRobinChoose@" + n, 1.2);
         ratio(s, "weightedChoose@" + n, "randomChoose@" + n, Double.NaN);
         ratio(s, "weightedChooseDeferred@" + n, "roundRobinChooseDeferred@" + n, Double.NaN);
+        ratio(s, "weightedChooseMetadataWeights@" + n, "springWeightedSupplierChoose@" + n,
+            Double.NaN);
       }
       ratio(s, "weightedRule", "roundRobinRule", Double.NaN);
       ratio(s, "weightedRule", "weightedResponseTimeRule", Double.NaN);
