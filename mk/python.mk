@@ -17,7 +17,8 @@ python-install: setup
 test-python: python-install
 	$(PYTHON) -m pytest -q tests/python -p no:cacheprovider $(PYTEST_ARGS)
 
-# pytest-benchmark: pick, report and batch against a pure-Python random.choices pick measured in
+# pytest-benchmark: pick, report and batch, each against the pure-Python code a script would write
+# instead (random.choices or nginx SWRR; an outcome count and latency sum), measured in
 # the same run; prints the ratios. Not part of `make test` (timings are not assertions).
 bench-python: python-install
 	WT_BENCH=1 $(PYTHON) -m pytest -q tests/python/bench -p no:cacheprovider --benchmark-only \

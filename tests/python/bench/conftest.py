@@ -1,25 +1,36 @@
-"""Collects each benchmark's median and prints it as a ratio to the pure-Python baseline
-(random.choices over the same weights) measured in the same run."""
+"""Collects each benchmark's median per operation and prints it as a ratio to the pure-Python
+baseline its test names, measured in the same run. The baseline and the operations per call go
+into pytest-benchmark's JSON (extra_info), where benchmarks/report.py reads them."""
 from __future__ import annotations
 
 import pytest
 
 MEDIANS = {}
+BASELINES = {}
+RANDOM_CHOICES = "test_baseline_random_choices"
 
 
 @pytest.fixture
 def record(benchmark, request):
-    def run(fn, *args, per_call=1):
+    # baseline=None: the test is a baseline itself.
+    def run(fn, *args, per_call=1, baseline=RANDOM_CHOICES):
+        benchmark.extra_info["per_call"] = per_call
+        benchmark.extra_info["baseline"] = baseline
         benchmark(fn, *args)
         MEDIANS[request.node.name] = benchmark.stats.stats.median / per_call
+        BASELINES[request.node.name] = baseline
     return run
 
 
 def pytest_terminal_summary(terminalreporter):
-    base = MEDIANS.get("test_baseline_random_choices")
-    if not MEDIANS or base is None:
+    if not MEDIANS:
         return
-    terminalreporter.section("weighted: per-operation median vs random.choices (same run)")
+    terminalreporter.section(
+        "weighted: per-operation median vs its pure-Python baseline (same run)")
     for name, median in sorted(MEDIANS.items()):
-        terminalreporter.write_line(
-            f"{name:45s} {median * 1e9:9.0f} ns   {median / base:6.2f}x baseline")
+        base = MEDIANS.get(BASELINES[name])
+        if not BASELINES[name]:
+            vs = "(a baseline)"
+        else:
+            vs = f"{median / base:6.2f}x {BASELINES[name]}" if base else "(baseline not run)"
+        terminalreporter.write_line(f"{name:45s} {median * 1e9:9.0f} ns   {vs}")
