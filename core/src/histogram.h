@@ -138,30 +138,34 @@ class AtomicHistogram {
   // Moves every count recorded so far into `out` (appended, sorted by bucket). Returns the
   // number of records moved.
   uint64_t Drain(SparseHistogram* out) {
-    std::array<uint64_t, kTouchedWords> bits;
-    int touched = 0;
-    for (int w = 0; w < kTouchedWords; ++w) {
-      // A relaxed load first: no locked exchange for idle words.
-      const bool any = touched_[w].load(std::memory_order_relaxed) != 0;
-      bits[w] = any ? touched_[w].exchange(0, std::memory_order_seq_cst) : 0;
-      if (any) touched += std::popcount(bits[w]);  // a libgcc call on baseline x86-64
-    }
-    // Room for all at once: the vector keeps the largest size it needed, no doubling slack.
-    if (out->capacity() < out->size() + touched) out->reserve(out->size() + touched);
+    // Entries gather here and join `out` in one insert, which gives a vector short of room
+    // exactly the room it needs (no doubling slack: the window keeps two of these per endpoint)
+    // and spares a capacity check per entry. A bucket appears once per drain, so kBucketCount
+    // entries suffice; a count too large for one entry goes straight to `out`, after the rest.
+    std::array<BucketEntry, kBucketCount> gathered;
+    size_t n = 0;
     uint64_t total = 0;
     for (int w = 0; w < kTouchedWords; ++w) {
-      for (uint64_t word = bits[w]; word; word &= word - 1) {
-        const int b = w * 64 + std::countr_zero(word);
+      if (!touched_[w].load(std::memory_order_relaxed)) continue;  // no exchange for idle words
+      for (uint64_t bits = touched_[w].exchange(0, std::memory_order_seq_cst); bits;
+           bits &= bits - 1) {
+        const int b = w * 64 + std::countr_zero(bits);
         const int octave = b / kBucketsPerOctave;
         Chunk* chunk = chunks_[octave].load(std::memory_order_acquire);  // set before the bit
         if (!chunk) continue;
         const uint32_t c =
             chunk->counts[b - octave * kBucketsPerOctave].exchange(0, std::memory_order_seq_cst);
         total += c;
-        if (c > kEntryMaxCount) [[unlikely]] AppendEntries(out, b, c);
-        else if (c) out->push_back(MakeEntry(b, c));
+        if (c > kEntryMaxCount) [[unlikely]] {
+          out->insert(out->end(), gathered.data(), gathered.data() + n);
+          n = 0;
+          AppendEntries(out, b, c);
+        } else if (c) {
+          gathered[n++] = MakeEntry(b, c);
+        }
       }
     }
+    out->insert(out->end(), gathered.data(), gathered.data() + n);
     return total;
   }
 
