@@ -154,6 +154,16 @@ WindowStats Window::Compute() const {
   return s;
 }
 
+namespace {
+// ceil(q x total), at least 1, without a libm call.
+uint64_t RankOf(double q, uint64_t total) {
+  const double x = q * double(total);
+  uint64_t r = static_cast<uint64_t>(x);
+  r += double(r) < x;
+  return r ? r : 1;
+}
+}  // namespace
+
 void Quantiles(const SparseHistogram* const* parts, size_t count, const double* qs, double* out,
                int n) {
   for (size_t p = 0; p < count; ++p) {
@@ -187,7 +197,7 @@ void QuantilesOfSorted(const SparseHistogram* const* parts, size_t count, const 
   int order[8];  // indexes into qs, largest q first
   if (n > 8) n = 8;
   for (int k = 0; k < n; ++k) {
-    rank[k] = std::max<uint64_t>(1, static_cast<uint64_t>(std::ceil(qs[k] * total)));
+    rank[k] = RankOf(qs[k], total);
     order[k] = k;
   }
   for (int i = 1; i < n; ++i) {  // insertion sort: n is 1 or 2
@@ -217,16 +227,6 @@ void QuantilesOfSorted(const SparseHistogram* const* parts, size_t count, const 
     while (k < n && total - above < rank[order[k]]) out[order[k++]] = BucketValue(b);
   }
 }
-
-namespace {
-// ceil(q x total), at least 1, without a libm call.
-uint64_t RankOf(double q, uint64_t total) {
-  const double x = q * double(total);
-  uint64_t r = static_cast<uint64_t>(x);
-  r += double(r) < x;
-  return r ? r : 1;
-}
-}  // namespace
 
 void UpperQuantilesOfTwo(const SparseHistogram* a, const SparseHistogram* b, uint64_t total,
                          double* p95, double* p99) {

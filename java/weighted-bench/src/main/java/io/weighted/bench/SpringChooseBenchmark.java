@@ -61,7 +61,12 @@ public class SpringChooseBenchmark {
     for (int i = 0; i < n; i++) {
       list[i] = new DefaultServiceInstance("i" + i, "svc", "10.0.0." + i, 8080, false);
     }
-    List<ServiceInstance> cached = List.of(list);
+    return supplier(List.of(list), flux);
+  }
+
+  /** A supplier of "svc" handing out {@code cached} through {@code flux}. */
+  static ServiceInstanceListSupplier supplier(List<ServiceInstance> cached,
+      Function<List<ServiceInstance>, Flux<List<ServiceInstance>>> flux) {
     return new ServiceInstanceListSupplier() {
       @Override
       public Flux<List<ServiceInstance>> get() {

@@ -55,18 +55,7 @@ public class SpringWeightedSupplierBenchmark {
           false, Map.of("weight", Integer.toString(i % 3 + 1)));
       list.add(s);
     }
-    List<ServiceInstance> cached = List.copyOf(list);
-    ServiceInstanceListSupplier base = new ServiceInstanceListSupplier() {
-      @Override
-      public Flux<List<ServiceInstance>> get() {
-        return Flux.just(cached);
-      }
-
-      @Override
-      public String getServiceId() {
-        return "svc";
-      }
-    };
+    ServiceInstanceListSupplier base = SpringChooseBenchmark.supplier(List.copyOf(list), Flux::just);
     engine = Engine.create(SpringChooseBenchmark.CONFIG, ClockMode.REAL);
     weighted = new WeightedLoadBalancer(new SimpleObjectProvider<>(base), "svc", engine);
     springWeighted = new RoundRobinLoadBalancer(
