@@ -2,6 +2,8 @@
 // only the controller touches, under its service's mutex (ctl).
 #pragma once
 
+#include <algorithm>
+#include <array>
 #include <atomic>
 #include <cstdint>
 #include <string>
@@ -44,7 +46,16 @@ struct Endpoint {
   Endpoint(std::string id_, uint64_t key_) : key(key_), id(std::move(id_)) {}
 
   const uint64_t key;  // (incarnation << 32) | slot; never reused within a service
-  std::atomic<int32_t> inflight{0};
+  // Load-aware mode: tracked picks not yet finished, by the parity of the controller cycle that
+  // counted them. Service::Cycle zeroes a parity's count as the cycle after next begins, so a
+  // lost pick expires instead of weighing on its endpoint for ever (or until a binding's
+  // finalizer runs). Finishing a pick that old changes nothing (Service::Finish).
+  std::array<std::atomic<int32_t>, 2> inflight{};
+  // Picks in flight; a finish racing with the expiry can leave a count at -1 for a cycle.
+  int32_t InFlight() const {
+    return std::max(0, inflight[0].load(std::memory_order_relaxed) +
+                           inflight[1].load(std::memory_order_relaxed));
+  }
   // Load-aware mode: peak EWMA of latency (Finagle). Updated racily on report: a lost update
   // under contention shifts one sample's influence, never corrupts the value.
   std::atomic<double> ewma_ms{0};

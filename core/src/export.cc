@@ -50,7 +50,7 @@ void EndpointJson(const Endpoint& ep, const Evaluation& eval, uint32_t index, in
   w.EndArray();
   w.Key("window");
   WindowJson(c.stats, w);
-  w.Key("inflight").Int(ep.inflight.load());
+  w.Key("inflight").Int(ep.InFlight());
   w.Key("isolated_for_ms")
       .Int(c.state == State::kIsolated ? (now - c.isolated_since_ns) / kNsPerMs : 0);
   w.Key("forced_restores").Uint(c.forced_restores);

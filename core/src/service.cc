@@ -169,7 +169,11 @@ void Service::Cycle(const Config& cfg, int64_t now, std::vector<PendingEvent>* e
   const size_t slots = static_cast<size_t>(
       (cfg.window.length_ms + cfg.controller.interval_ms - 1) / cfg.controller.interval_ms);
   std::vector<const WindowStats*> known;
+  // Cycle `cycles_` begins: the in-flight counts of cycle cycles_ - 2 expire (Endpoint::inflight)
+  // and their parity counts this cycle's picks once Publish() below hands them the new number.
+  ++cycles_;
   for (Endpoint* ep : endpoints_) {
+    ep->inflight[cycles_ & 1].store(0, std::memory_order_relaxed);
     ControlState& c = ep->ctl;
     CycleSample& sample = c.window.Next(slots);
     ep->stats.Drain(&sample);  // drains into the window's oldest slot, reused
@@ -230,6 +234,7 @@ void Service::Publish(const Config& cfg, int64_t now, std::vector<PendingEvent>*
   snap->latency_decay_ns = double(cfg.picker.latency_decay_ms) * kNsPerMs;
   snap->error_cost = cfg.picker.error_cost;
   snap->keepalive_threshold = std::llround(cfg.picker.keepalive_share * 4294967296.0);
+  snap->cycle = cycles_;
 
   std::vector<uint32_t> main_items, probe_items;
   std::vector<double> main_w, probe_base;
@@ -356,7 +361,14 @@ Status Service::Finish(const wt_pick& pick, double latency_ms, int outcome, bool
     return {WT_ERR_STALE, fmt::format("wt_service_complete: endpoint key {:#x} is no longer in "
                                       "service \"{}\"", pick.key, name_)};
   }
-  if (pick.flags & WT_PICK_TRACKED) ep->inflight.fetch_sub(1, std::memory_order_relaxed);
+  if (pick.flags & WT_PICK_TRACKED) {
+    // Counted in cycle c, the pick's count lives until cycle c + 2 begins; after that it has
+    // expired, and taking it off again would eat a newer pick's count.
+    const uint32_t counted = pick.flags >> kPickCycleShift;
+    if (((g.snap->cycle - counted) & 0xffu) <= 1) {
+      ep->inflight[counted & 1].fetch_sub(1, std::memory_order_relaxed);
+    }
+  }
   return record ? Record(ep, latency_ms, outcome, *g.snap) : Status::Ok();
 }
 

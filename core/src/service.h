@@ -97,6 +97,7 @@ class Service {
   std::vector<uint32_t> slot_incarnation_;
   std::vector<uint32_t> free_slots_;
   uint64_t epoch_ = 0;
+  uint32_t cycles_ = 0;  // controller cycles run (tracked picks' in-flight counts expire by it)
   bool had_endpoints_ = false;
   bool panic_ = false;
   std::vector<Rule> judged_rules_;  // the last cycle's rules and reference (EvaluationOf)

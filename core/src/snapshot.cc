@@ -52,7 +52,7 @@ double Snapshot::Cost(uint32_t i, double failure_share) const {
   // much once it has requests pending, so it is tried but not flooded.
   const Endpoint* ep = members->endpoints[i];
   const double lat = ep->ewma_ms.load(std::memory_order_relaxed);
-  const int32_t pending = ep->inflight.load(std::memory_order_relaxed);
+  const int32_t pending = ep->InFlight();
   if (lat <= 0) return pending > 0 ? 1e300 + pending : 0.0;
   return lat * (pending + 1) * (1 + error_cost * failure_share);
 }
@@ -97,8 +97,8 @@ void Snapshot::Pick(Reclaimer::Reader& reader, wt_pick* out) const {
     }
   }
   if (mode == PickMode::kLoadAware) {
-    members->endpoints[i]->inflight.fetch_add(1, std::memory_order_relaxed);
-    flags |= WT_PICK_TRACKED;
+    members->endpoints[i]->inflight[cycle & 1].fetch_add(1, std::memory_order_relaxed);
+    flags |= WT_PICK_TRACKED | (cycle << kPickCycleShift);  // the cycle's low byte
   }
   // The key comes from the dense keys array: a weighted pick touches no Endpoint object (at
   // 10 000 endpoints that was a cache and TLB miss per pick).

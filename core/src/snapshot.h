@@ -58,6 +58,10 @@ struct Membership {
   }
 };
 
+// Where a tracked pick's flags carry the low byte of the cycle that counted it.
+inline constexpr int kPickCycleShift = 24;
+static_assert(WT_PICK_ENGINE_BITS == 0xffu << kPickCycleShift);
+
 struct Snapshot {
   std::shared_ptr<const Membership> members;
   AliasTable main;                    // endpoints in rotation, by effective weight
@@ -69,6 +73,7 @@ struct Snapshot {
   double latency_decay_ns = 0;        // load-aware EWMA time constant
   double error_cost = 0;              // load-aware cost per unit of recent failure share
   uint64_t keepalive_threshold = 0;   // load-aware: P(pick by weight alone), scaled to 2^32
+  uint32_t cycle = 0;                 // the service's controller cycles so far (Endpoint::inflight)
 
   // Chooses an endpoint for one request. Requires a non-empty snapshot.
   void Pick(Reclaimer::Reader& reader, wt_pick* out) const;

@@ -110,6 +110,43 @@ TEST(Picker, LoadAwarePrefersTheEndpointWithLessWorkPendingAndTracksInFlight) {
   EXPECT_EQ(h.Endpoint("slow")["inflight"], 0);
 }
 
+// A tracked pick that is never finished (a cancelled exchange, a choose() never sent) must not
+// weigh on its endpoint for ever: its count expires as the second cycle after it begins, and
+// finishing it after that must not take a newer pick's count away.
+TEST(Picker, LostTrackedPicksExpireAndFinishingThemLateTakesNothingFromNewerPicks) {
+  Harness h(R"({"seed": 4, "picker": {"mode": "load_aware"}, "controller": {"interval_ms": 1000}})");
+  h.Set({{"a", 1}});
+  auto inflight = [&] { return h.Endpoint("a")["inflight"].get<int>(); };
+  auto pick = [&] {
+    wt_pick p;
+    EXPECT_EQ(wt_service_pick(h.svc(), &p), WT_OK);
+    EXPECT_TRUE(p.flags & WT_PICK_TRACKED);
+    EXPECT_EQ(p.flags & ~WT_PICK_ENGINE_BITS & ~uint32_t{WT_PICK_TRACKED}, 0u);
+    return p;
+  };
+  auto cycle = [&] { ASSERT_EQ(wt_engine_advance(h.engine(), 1000000000LL), WT_OK); };
+
+  const wt_pick lost = pick(), old = pick();
+  cycle();  // one cycle later: still counted
+  const wt_pick newer = pick();
+  EXPECT_EQ(inflight(), 3);
+  ASSERT_EQ(wt_service_complete(h.svc(), &old, 5, WT_OUTCOME_SUCCESS), WT_OK);
+  EXPECT_EQ(inflight(), 2) << "a pick finished within its cycle or the next releases its count";
+  const wt_pick stale = pick();
+  cycle();  // the second cycle after `lost` begins: its count expires
+  EXPECT_EQ(inflight(), 2) << "newer and stale (taken one cycle ago) remain";
+  ASSERT_EQ(wt_service_cancel(h.svc(), &lost), WT_OK);
+  EXPECT_EQ(inflight(), 2) << "finishing an expired pick takes nothing from newer picks";
+  cycle();
+  EXPECT_EQ(inflight(), 0) << "every pick from before the last cycle has expired";
+  ASSERT_EQ(wt_service_complete(h.svc(), &newer, 5, WT_OUTCOME_SUCCESS), WT_OK);
+  ASSERT_EQ(wt_service_cancel(h.svc(), &stale), WT_OK);
+  const wt_pick fresh = pick();
+  EXPECT_EQ(inflight(), 1) << "late finishes left the fresh pick's count alone";
+  ASSERT_EQ(wt_service_cancel(h.svc(), &fresh), WT_OK);
+  EXPECT_EQ(inflight(), 0);
+}
+
 TEST(Picker, LoadAwareAvoidsAFastFailingEndpointButKeepsAKeepAliveTrickle) {
   // A fails in 1 ms: by latency alone it would look best and attract traffic (sinkholing).
   Harness h(R"({"seed": 8, "picker": {"mode": "load_aware", "keepalive_share": 0.05}})");

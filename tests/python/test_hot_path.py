@@ -203,3 +203,27 @@ def test_call_paths_after_the_context_manager_rewrite(engine, svc):
         c.cancel()
     assert engine.snapshot()["services"][0]["stale_reports"] >= 1
     assert sum(ep["inflight"] for ep in engine.snapshot()["services"][0]["endpoints"]) == 0
+
+
+def test_a_lost_tracked_pick_expires_and_flags_show_only_the_documented_bits(engine):
+    svc = engine.service("lost")
+    svc.set_endpoints({"a": 1})
+    lost = svc.pick()
+    assert lost.tracked
+    inflight = lambda: engine.snapshot()["services"][-1]["endpoints"][0]["inflight"]
+    assert inflight() == 1
+    engine.advance(5)  # one controller cycle: still in flight
+    assert inflight() == 1
+    engine.advance(5)  # the second cycle after the pick: its count expires
+    assert inflight() == 0
+    svc.cancel(lost)  # finishing it late takes nothing from newer picks
+    fresh = svc.pick()
+    assert fresh.flags == weighted_flags_tracked(), "picked in cycle 2: the engine's bits are set"
+    assert "flags=4)" in repr(fresh)
+    assert inflight() == 1
+    svc.cancel(fresh)
+    assert inflight() == 0
+
+
+def weighted_flags_tracked() -> int:
+    return 1 << 2  # WT_PICK_TRACKED; the engine's own bits (24-31) are not shown

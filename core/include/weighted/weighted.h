@@ -188,8 +188,15 @@ WT_API wt_status wt_service_endpoint_id(wt_service* service, uint64_t key, char*
 enum {
   WT_PICK_PROBE = 1u << 0,   /* the endpoint is half-isolated; this request is a probe */
   WT_PICK_PANIC = 1u << 1,   /* the service is in panic: plain round-robin over all endpoints */
-  WT_PICK_TRACKED = 1u << 2  /* an in-flight count was taken: finish with complete or cancel */
+  WT_PICK_TRACKED = 1u << 2  /* an in-flight count was taken: finish with complete or cancel.
+                              * A count not finished by the start of the second controller
+                              * cycle after the pick expires, so a pick that is lost (never
+                              * completed nor cancelled) skews load-aware picks for one to two
+                              * controller.interval_ms at most, and needs no finalizer. */
 };
+/* Bits 24-31 of wt_pick.flags are the engine's (the controller cycle a tracked pick was counted
+ * in): pass a pick back unchanged and test the WT_PICK_* bits with &. */
+#define WT_PICK_ENGINE_BITS 0xff000000u
 
 typedef struct wt_pick {
   uint64_t key;      /* the endpoint, for wt_service_complete(); stable while it stays in the set */

@@ -3,14 +3,19 @@ package io.weighted.jni;
 /**
  * The result of {@link Service#pick()}: which endpoint, and what {@link Service#complete} needs to
  * report on it. {@code index} is the endpoint's position in the array of the
- * {@link Service#setEndpoints} call numbered {@code epoch}.
+ * {@link Service#setEndpoints} call numbered {@code epoch}. {@code flags} holds the bits below;
+ * its top byte is the engine's (the controller cycle that counted a tracked pick): pass a pick
+ * back as it came.
  */
 public record Pick(long key, long epoch, int index, int flags) {
   /** The endpoint is half-isolated; this request is a probe. */
   public static final int PROBE = 1;
   /** The service is in panic: plain round-robin over all endpoints. */
   public static final int PANIC = 1 << 1;
-  /** An in-flight count was taken: finish with complete or cancel. */
+  /**
+   * An in-flight count was taken: finish with complete or cancel. A lost pick's count expires in
+   * the engine by the start of the second controller cycle after it.
+   */
   public static final int TRACKED = 1 << 2;
 
   public boolean isProbe() {

@@ -147,7 +147,9 @@ public final class Service {
     } finally {
       handle.release();
     }
-    if (r < 0 && r != OTHER_EPOCH) {
+    // An error is -status. A pick is negative too once the engine's cycle byte (the top byte of
+    // the flags, shifted to bits 56-63) reaches 128, but then below -2^32, like OTHER_EPOCH.
+    if (r < 0 && r > -(1L << 32)) {
       NativeLibrary.checkCall((int) -r);
     }
     return r;

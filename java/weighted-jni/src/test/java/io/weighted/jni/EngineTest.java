@@ -86,6 +86,33 @@ class EngineTest {
     }
   }
 
+  /**
+   * A tracked pick carries the engine's cycle byte in the top of its flags: past cycle 127 the
+   * packed form pickIn returns is negative, and must still read as a pick, not an error.
+   */
+  @Test
+  void loadAwarePicksStayPicksAfterTheCycleByteReaches128() {
+    try (Engine e = Engine.create("{\"seed\": 1, \"picker\": {\"mode\": \"load_aware\"}, "
+        + "\"controller\": {\"interval_ms\": 1000}}", ClockMode.MANUAL)) {
+      Service s = e.service("la");
+      long epoch = s.setEndpoints(new String[] {"x:1", "y:1"}, new double[] {1, 1});
+      long[] keys = {s.endpointKey("x:1"), s.endpointKey("y:1")};
+      for (int cycle = 1; cycle <= 260; cycle++) {
+        e.advance(java.time.Duration.ofSeconds(1));
+        long r = s.pickIn(epoch);
+        assertThat(r).isNotEqualTo(Service.OTHER_EPOCH);
+        int index = (int) r;
+        int flags = (int) (r >>> 32);
+        assertThat(index).isBetween(0, 1);
+        assertThat(flags & Pick.TRACKED).isEqualTo(Pick.TRACKED);
+        assertThat(flags >>> 24).isEqualTo(cycle & 0xff);
+        assertThat(inflight(e)).isEqualTo(1);
+        s.complete(keys[index], epoch, index, flags, 2.0, Outcome.SUCCESS.code());
+        assertThat(inflight(e)).as("cycle %d", cycle).isZero();
+      }
+    }
+  }
+
   static long inflight(Engine e) {
     long n = 0;
     for (Object s : (List<?>) Json.parseObject(e.snapshotJson()).get("services")) {

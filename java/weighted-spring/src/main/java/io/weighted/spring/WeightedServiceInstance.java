@@ -5,7 +5,6 @@ import io.weighted.jni.Service;
 import io.weighted.jni.WeightedException;
 import java.net.URI;
 import java.util.Map;
-import java.lang.ref.Cleaner;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.util.function.LongSupplier;
@@ -22,27 +21,23 @@ import org.springframework.cloud.client.ServiceInstance;
  * "the previous instance" from a list still find it.
  *
  * <p>Each pick is finished at most once ({@link #complete} or {@link #cancel}): a call is never
- * counted twice, however many lifecycles or retries see it.
+ * counted twice, however many lifecycles or retries see it. A pick dropped unfinished (a
+ * WebClient subscription cancelled before any signal, for which Spring Cloud's filter reports
+ * neither success nor error, or a {@code choose()} never sent) needs nothing from here: in the
+ * load-aware mode the engine lets its in-flight count expire by the start of the second
+ * controller cycle after the pick (see {@code WT_PICK_TRACKED}), so no finalizer or
+ * {@code Cleaner} runs per pick.
  */
 public final class WeightedServiceInstance implements ServiceInstance {
-  /**
-   * Safety net for tracked picks (the engine's load-aware mode counts them in flight): a pick
-   * that is dropped unfinished, e.g. a WebClient subscription cancelled before any signal (Spring
-   * Cloud's filter reports neither success nor error then), is cancelled when the instance is
-   * garbage collected, so the endpoint's in-flight count does not stay taken for ever.
-   */
-  private static final Cleaner CLEANER = Cleaner.create();
-
   private final ServiceInstance delegate;
   private final String endpointId;
   private final PickState pick;
-  private final Cleaner.Cleanable cleanable;  // null unless the pick is tracked
   private final LongSupplier nanoClock;
   private volatile long startNanos;  // 0 until markStarted()
   private volatile double latencyMs = Double.NaN;
 
-  /** The pick and whether it is finished; no reference to the instance (Cleaner action). */
-  private static final class PickState implements Runnable {
+  /** The pick and whether it is finished. */
+  private static final class PickState {
     private static final VarHandle FINISHED;
 
     static {
@@ -83,14 +78,6 @@ public final class WeightedServiceInstance implements ServiceInstance {
         }
       }
     }
-
-    /** Cleaner action: the instance became unreachable unfinished. */
-    @Override
-    public void run() {
-      if (finish()) {
-        cancelInEngine();
-      }
-    }
   }
 
   WeightedServiceInstance(ServiceInstance delegate, String endpointId, Service service, long key,
@@ -99,8 +86,6 @@ public final class WeightedServiceInstance implements ServiceInstance {
     this.endpointId = endpointId;
     this.pick = new PickState(service, key, epoch, index, flags, viaPick);
     this.nanoClock = nanoClock;
-    boolean tracked = viaPick && (flags & io.weighted.jni.Pick.TRACKED) != 0;
-    this.cleanable = tracked ? CLEANER.register(this, pick) : null;
   }
 
   /** The instance discovery returned. */
@@ -133,7 +118,6 @@ public final class WeightedServiceInstance implements ServiceInstance {
     if (!pick.finish()) {
       return false;
     }
-    unregister();
     long start = startNanos;
     double latencyMs = start == 0 ? 0 : Math.max(0, nanoClock.getAsLong() - start) / 1e6;
     this.latencyMs = latencyMs;
@@ -157,15 +141,8 @@ public final class WeightedServiceInstance implements ServiceInstance {
     if (!pick.finish()) {
       return false;
     }
-    unregister();
     pick.cancelInEngine();
     return true;
-  }
-
-  private void unregister() {
-    if (cleanable != null) {
-      cleanable.clean();  // the action sees the pick finished and does nothing
-    }
   }
 
   /** The latency {@link #complete} reported, NaN before. */
