@@ -247,10 +247,13 @@ def main():
     def cpu_ratio(a, b):
         return a["cpu"] / b["cpu"] if a and b and a.get("cpu") and b.get("cpu") else None
 
-    for suffix, what in (("", "Flux.just supplier"), ("Deferred", "Flux.defer supplier")):
+    for weighted, rr_name, what in (
+            ("weightedChoose", "roundRobinChoose", "Flux.just supplier"),
+            ("weightedDefaultChoose", "roundRobinChoose", "Flux.just supplier, default (load-aware) config"),
+            ("weightedChooseDeferred", "roundRobinChooseDeferred", "Flux.defer supplier")):
         for n in ("3", "20"):
-            wc = jmh.get(f"weightedChoose{suffix}@{n}")
-            rr = jmh.get(f"roundRobinChoose{suffix}@{n}")
+            wc = jmh.get(f"{weighted}@{n}")
+            rr = jmh.get(f"{rr_name}@{n}")
             row(f"Spring choose() / RoundRobinLoadBalancer, {n} instances, {what}", "<= 1.2x",
                 wc["median"] / rr["median"] if wc and rr else None, cpu_ratio(wc, rr), 1.2,
                 unit=lambda x: "-" if x is None else f"{x:.2f}x")

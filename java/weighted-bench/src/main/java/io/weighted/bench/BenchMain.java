@@ -47,6 +47,7 @@ public final class BenchMain {
           : "== the same ratios in CPU time per operation (CpuTimeProfiler) ==");
       for (String n : new String[] {"3", "20"}) {
         ratio(s, "weightedChoose@" + n, "roundRobinChoose@" + n, 1.2);
+        ratio(s, "weightedDefaultChoose@" + n, "roundRobinChoose@" + n, 1.2);
         ratio(s, "weightedChoose@" + n, "randomChoose@" + n, Double.NaN);
         ratio(s, "weightedChooseDeferred@" + n, "roundRobinChooseDeferred@" + n, Double.NaN);
         ratio(s, "weightedChooseMetadataWeights@" + n, "springWeightedSupplierChoose@" + n,

@@ -118,6 +118,16 @@ public class SpringChooseBenchmark {
     return chooseAndComplete(weighted);
   }
 
+  /**
+   * choose() with the default (load-aware) picker, what an application gets out of the box. Each
+   * pick takes an in-flight count that nobody finishes here: the engine lets it expire after one
+   * to two controller cycles, as it does for a real request that is never sent.
+   */
+  @Benchmark
+  public Response<ServiceInstance> weightedDefaultChoose() {
+    return weightedDefault.choose(request).block();
+  }
+
   /** The same with the default (load-aware) picker: what an application gets out of the box. */
   @Benchmark
   public boolean weightedDefaultChooseAndComplete() {
