@@ -47,7 +47,7 @@ public class SpringChooseBenchmark {
 
   Engine engine;
   WeightedLoadBalancer weighted;
-  /** The default config (load-aware picks: in-flight counts, a Cleaner per pick). */
+  /** The default config (load-aware picks: two candidates by cost, an in-flight count each). */
   Engine defaultEngine;
   WeightedLoadBalancer weightedDefault;
   RoundRobinLoadBalancer roundRobin;
