@@ -10,7 +10,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include "config.h"
+#include "config/config.h"
 
 namespace weighted {
 namespace {

@@ -7,8 +7,10 @@
 
 #include <gtest/gtest.h>
 
-#include "histogram.h"
-#include "stats.h"
+#include "stats/histogram.h"
+#include "stats/quantiles.h"
+#include "stats/hot_stats.h"
+#include "stats/window.h"
 
 namespace weighted {
 namespace {

@@ -7,7 +7,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include "json_writer.h"
+#include "export/json_writer.h"
 
 namespace weighted {
 namespace {

@@ -4,7 +4,7 @@
 #include <numeric>
 
 #include "harness.h"
-#include "snapshot.h"
+#include "pick/alias_table.h"
 
 namespace weighted::testing {
 namespace {

@@ -1,0 +1,59 @@
+// The C boundary's one error model: each entry point runs its body through Call(), which clears
+// or sets the thread-local message and turns every C++ exception into a status. No exception
+// ever crosses into C (CONVENTIONS: XGBoost's API_BEGIN/API_END).
+#pragma once
+
+#include <new>
+#include <string>
+
+#include <fmt/format.h>
+
+#include "runtime/engine.h"
+#include "util/status.h"
+
+struct wt_engine {};   // never instantiated: the handles are Engine* and Service* in disguise
+struct wt_service {};
+
+namespace weighted {
+
+void SetLastError(const Status& s);
+
+template <typename Fn>
+wt_status Call(const char* where, Fn&& fn) noexcept {
+  try {
+    Status s = fn();
+    SetLastError(s);
+    return s.code();
+  } catch (const std::bad_alloc&) {
+    SetLastError({WT_ERR_NO_MEMORY, fmt::format("{}: out of memory", where)});
+    return WT_ERR_NO_MEMORY;
+  } catch (const std::exception& e) {
+    SetLastError({WT_ERR_INTERNAL, fmt::format("{}: internal error: {}", where, e.what())});
+    return WT_ERR_INTERNAL;
+  } catch (...) {
+    SetLastError({WT_ERR_INTERNAL, fmt::format("{}: internal error", where)});
+    return WT_ERR_INTERNAL;
+  }
+}
+
+inline Engine* AsEngine(wt_engine* e) { return reinterpret_cast<Engine*>(e); }
+inline Service* AsService(wt_service* s) { return reinterpret_cast<Service*>(s); }
+
+inline Status NullArg(const char* where, const char* arg) {
+  return InvalidArgument(fmt::format("{}: {} is NULL", where, arg));
+}
+
+// Checks an engine handle: not NULL and (best effort) not destroyed.
+inline Status CheckEngine(const char* where, wt_engine* e) {
+  if (!e) return NullArg(where, "engine");
+  if (!AsEngine(e)->Valid()) return InvalidArgument(fmt::format("{}: engine handle is not live", where));
+  return Status::Ok();
+}
+
+// Copies a string into memory the caller frees with wt_free().
+Status ReturnString(const std::string& s, char** out, size_t* out_len);
+
+// Reads a whole file, refusing anything larger than max_bytes.
+Status ReadFile(const char* where, const char* path, size_t max_bytes, std::string* out);
+
+}  // namespace weighted

@@ -1,0 +1,140 @@
+#include "abi/c_api.h"
+#include "export/prometheus.h"
+#include "export/snapshot_json.h"
+
+using namespace weighted;
+
+namespace {
+
+wt_status Create(const char* where, std::string_view json, int clock_mode, wt_engine** out) {
+  return Call(where, [&]() -> Status {
+    if (!out) return NullArg(where, "out");
+    std::unique_ptr<Engine> e;
+    Status s = Engine::Create(json, clock_mode, &e);
+    if (!s.ok()) return s;
+    *out = reinterpret_cast<wt_engine*>(e.release());
+    return Status::Ok();
+  });
+}
+
+}  // namespace
+
+extern "C" {
+
+WT_API wt_status wt_engine_create(const char* json, size_t len, int clock_mode, wt_engine** out) {
+  if (!json) return Call("wt_engine_create", [] { return NullArg("wt_engine_create", "json"); });
+  return Create("wt_engine_create", std::string_view(json, len), clock_mode, out);
+}
+
+WT_API wt_status wt_engine_create_from_file(const char* path, int clock_mode, wt_engine** out) {
+  std::string text;
+  wt_status st = Call("wt_engine_create_from_file", [&] {
+    return ReadFile("wt_engine_create_from_file", path, DefaultConfig().limits.max_config_bytes, &text);
+  });
+  if (st != WT_OK) return st;
+  return Create("wt_engine_create_from_file", text, clock_mode, out);
+}
+
+WT_API void wt_engine_destroy(wt_engine* engine) {
+  if (engine && AsEngine(engine)->Valid()) delete AsEngine(engine);
+}
+
+WT_API wt_status wt_engine_reload(wt_engine* engine, const char* json, size_t len) {
+  return Call("wt_engine_reload", [&]() -> Status {
+    Status s = CheckEngine("wt_engine_reload", engine);
+    if (!s.ok()) return s;
+    if (!json) return NullArg("wt_engine_reload", "json");
+    return AsEngine(engine)->Reload(std::string_view(json, len));
+  });
+}
+
+WT_API wt_status wt_engine_reload_from_file(wt_engine* engine, const char* path) {
+  return Call("wt_engine_reload_from_file", [&]() -> Status {
+    Status s = CheckEngine("wt_engine_reload_from_file", engine);
+    if (!s.ok()) return s;
+    std::string text;
+    s = ReadFile("wt_engine_reload_from_file", path,
+                 AsEngine(engine)->config()->limits.max_config_bytes, &text);
+    if (!s.ok()) return s;
+    return AsEngine(engine)->Reload(text);
+  });
+}
+
+WT_API wt_status wt_engine_now(wt_engine* engine, int64_t* out_ns) {
+  return Call("wt_engine_now", [&]() -> Status {
+    Status s = CheckEngine("wt_engine_now", engine);
+    if (!s.ok()) return s;
+    if (!out_ns) return NullArg("wt_engine_now", "out_ns");
+    *out_ns = AsEngine(engine)->Now();
+    return Status::Ok();
+  });
+}
+
+WT_API wt_status wt_engine_advance(wt_engine* engine, int64_t delta_ns) {
+  return Call("wt_engine_advance", [&]() -> Status {
+    Status s = CheckEngine("wt_engine_advance", engine);
+    if (!s.ok()) return s;
+    return AsEngine(engine)->Advance(delta_ns);
+  });
+}
+
+WT_API wt_status wt_engine_run_cycle(wt_engine* engine) {
+  return Call("wt_engine_run_cycle", [&]() -> Status {
+    Status s = CheckEngine("wt_engine_run_cycle", engine);
+    if (!s.ok()) return s;
+    AsEngine(engine)->RunCycle();
+    return Status::Ok();
+  });
+}
+
+WT_API wt_status wt_engine_service(wt_engine* engine, const char* name, wt_service** out) {
+  return Call("wt_engine_service", [&]() -> Status {
+    Status s = CheckEngine("wt_engine_service", engine);
+    if (!s.ok()) return s;
+    if (!name) return NullArg("wt_engine_service", "name");
+    if (!out) return NullArg("wt_engine_service", "out");
+    Service* svc = nullptr;
+    s = AsEngine(engine)->GetService(name, &svc);
+    if (s.ok()) *out = reinterpret_cast<wt_service*>(svc);
+    return s;
+  });
+}
+
+WT_API wt_status wt_engine_set_event_callback(wt_engine* engine, wt_event_fn fn, void* user) {
+  return Call("wt_engine_set_event_callback", [&]() -> Status {
+    Status s = CheckEngine("wt_engine_set_event_callback", engine);
+    if (!s.ok()) return s;
+    AsEngine(engine)->events().SetCallback(fn, user);
+    return Status::Ok();
+  });
+}
+
+WT_API wt_status wt_engine_poll_event(wt_engine* engine, wt_event* out, int* out_has_event) {
+  return Call("wt_engine_poll_event", [&]() -> Status {
+    Status s = CheckEngine("wt_engine_poll_event", engine);
+    if (!s.ok()) return s;
+    if (!out) return NullArg("wt_engine_poll_event", "out");
+    if (!out_has_event) return NullArg("wt_engine_poll_event", "out_has_event");
+    return AsEngine(engine)->events().Poll(out, out_has_event);
+  });
+}
+
+WT_API wt_status wt_engine_snapshot_json(wt_engine* engine, char** out_json, size_t* out_len) {
+  return Call("wt_engine_snapshot_json", [&]() -> Status {
+    Status s = CheckEngine("wt_engine_snapshot_json", engine);
+    if (!s.ok()) return s;
+    if (!out_json) return NullArg("wt_engine_snapshot_json", "out_json");
+    return ReturnString(SnapshotJson(*AsEngine(engine)), out_json, out_len);
+  });
+}
+
+WT_API wt_status wt_engine_prometheus(wt_engine* engine, char** out_text, size_t* out_len) {
+  return Call("wt_engine_prometheus", [&]() -> Status {
+    Status s = CheckEngine("wt_engine_prometheus", engine);
+    if (!s.ok()) return s;
+    if (!out_text) return NullArg("wt_engine_prometheus", "out_text");
+    return ReturnString(PrometheusText(*AsEngine(engine)), out_text, out_len);
+  });
+}
+
+}  // extern "C"

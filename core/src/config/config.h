@@ -1,0 +1,136 @@
+// The engine's configuration: one JSON document, parsed and validated here, shared by every
+// binding. Every number the model uses lives in this struct; the defaults below are the
+// "default" profile, and ArticleProfile() gives the article's literal rules (docs/algorithm.md).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "util/status.h"
+
+namespace weighted {
+
+// Which window statistic a penalty rule reads.
+enum class Metric : uint8_t {
+  kLatencyP99,
+  kLatencyP95,
+  kLatencyMean,
+  kErrorRate,          // all error classes together
+  kHttp5xxRate,
+  kTimeoutRate,
+  kConnectErrorRate,
+  kBusinessErrorRate,
+  kCpu,
+  kMemory,
+  kThreadPool,
+  kConnectionPool,
+};
+inline constexpr int kMetricCount = 12;
+
+// "latency_p99", "error_rate", "cpu", ... (the JSON spelling).
+std::string_view MetricName(Metric m);
+bool IsLatencyMetric(Metric m);
+
+struct Rule {
+  Metric metric = Metric::kLatencyP99;
+  // Absolute threshold: ms for latency metrics, a fraction in [0, 1] for rates and resources.
+  // A rule fires when the value is strictly greater. Unset (< 0) when only `relative` is used.
+  double threshold = -1;
+  // Latency metrics only: fires when value > relative x (the service's lower-median endpoint
+  // value for the same metric). 0 = not used. With both set, both must be exceeded.
+  double relative = 0;
+  double penalty = 0;  // added to the endpoint's penalty when the rule fires; in (0, 1]
+};
+
+enum class StepLimit : uint8_t {
+  kIncreasesOnly,  // default profile: cuts and isolation act at once, increases are stepped
+  kBoth,           // article profile: every change is at most max_step, then a cooldown
+};
+
+enum class PickMode : uint8_t {
+  kWeighted,   // exact: frequencies equal weights in expectation (alias table)
+  kLoadAware,  // two candidates drawn by weight; lower (in_flight + 1) x latency EWMA wins
+};
+
+struct Config {
+  std::string profile = "default";  // "default" or "article"
+  uint64_t seed = 0;                // 0 = random per engine; else picks are reproducible
+
+  struct Controller {
+    int64_t interval_ms = 5000;  // health-check cycle (S-S1)
+    double max_step = 0.1;       // largest change per cycle, as a fraction of base weight
+    int64_t cooldown_ms = 10000; // hold after a change before the next stepped change (S-P1)
+    StepLimit step_limit = StepLimit::kIncreasesOnly;
+  } controller;
+
+  struct Window {
+    int64_t length_ms = 10000;  // sliding window for all statistics (S-P1)
+    uint32_t min_requests = 10; // fewer results than this in the window = "unknown", not "low"
+  } window;
+
+  std::vector<Rule> rules;  // defaults set by DefaultRules()
+
+  struct Isolation {
+    double probe_share = 0.02;       // share of a healthy endpoint's traffic an isolated one gets
+    double probe_min_per_s = 1.0;    // at least this many probes per second per isolated endpoint
+    uint32_t exit_min_probes = 3;    // healthy results needed in the window to leave isolation
+    int64_t max_ms = 30000;          // S-P2 maximum isolation time
+    double restore_fraction = 0.5;   // weight (of base) forced back after max_ms, with an alert
+  } isolation;
+
+  struct Panic {
+    bool enabled = true;
+    double threshold = 0.2;  // all weights below this fraction of base -> round-robin (S-S2)
+  } panic;
+
+  struct SlowStart {
+    int64_t window_ms = 30000;   // 0 disables slow start
+    double min_fraction = 0.1;   // Envoy's min_weight_percent
+    double aggression = 1.0;     // Envoy: weight x max(min, (t / window)^(1 / aggression))
+  } slow_start;
+
+  struct Picker {
+    // Load-aware is the default because it wins on the article's experiment and on every fault
+    // scenario of the benchmark (docs/benchmark.md); the article profile keeps plain weights.
+    PickMode mode = PickMode::kLoadAware;
+    int64_t latency_decay_ms = 10000;  // EWMA decay for load-aware mode (Finagle's tau)
+    // Load-aware cost multiplier per unit of failure share: cost x (1 + error_cost x f). 500
+    // makes an endpoint failing 1% of requests (the default error rule's threshold) cost 6x a
+    // healthy one, and one failing 15% cost 76x (docs/benchmark.md, section 6).
+    double error_cost = 500;
+    // Load-aware: share of picks made by weight alone, without the cost comparison, so that
+    // endpoints it avoids keep a trickle of traffic and stay observed (S-S3).
+    double keepalive_share = 0.01;
+  } picker;
+
+  struct Events {
+    uint32_t queue_capacity = 1024;
+  } events;
+
+  struct Limits {
+    size_t max_config_bytes = 1 << 20;
+    uint32_t max_services = 1024;
+    uint32_t max_endpoints_per_service = 65536;
+    double max_latency_ms = 3600.0 * 1000.0;  // reports above this are rejected as absurd
+  } limits;
+};
+
+// The article's three rules (S-W2): p99 over 2x the median endpoint's p99 adds 0.3, error rate
+// over 1% adds 0.5, CPU over 80% adds 0.2.
+std::vector<Rule> DefaultRules();
+// The default profile, fully populated.
+Config DefaultConfig();
+// The article's literal behaviour: every change stepped by 10% with a 10 s cooldown.
+Config ArticleConfig();
+
+// Parses and validates a config document. Unknown keys, wrong types, out-of-range and
+// contradictory values are errors naming the JSON path; malformed JSON names line and column.
+// Absent keys take the chosen profile's defaults ("profile" is read first).
+Status ParseConfig(std::string_view json, Config* out);
+// The resolved config as JSON (every key present), accepted by ParseConfig as it is.
+std::string ConfigToJson(const Config& config);
+
+}  // namespace weighted

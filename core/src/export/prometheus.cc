@@ -1,0 +1,106 @@
+#include "export/prometheus.h"
+
+#include <fmt/format.h>
+
+namespace weighted {
+
+namespace {
+
+// Prometheus label values escape backslash, quote and newline.
+std::string Escape(std::string_view v) {
+  std::string out;
+  for (char ch : v) {
+    if (ch == '\\' || ch == '"') out += '\\', out += ch;
+    else if (ch == '\n') out += "\\n";
+    else out += ch;
+  }
+  return out;
+}
+
+// Every family once: its name, type and help. The enum names a family where a value is added,
+// and the table's order is the order of the exposition.
+enum Family : int {
+  kWeight, kTargetWeight, kBaseWeight, kPenalty, kRuleContribution, kState, kLatency, kErrorRate,
+  kWindowRequests, kResource, kOutcomesTotal, kServicePanic, kServiceStaleReports, kFamilyCount
+};
+struct FamilyInfo { Family family; const char* name; const char* type; const char* help; };
+constexpr FamilyInfo kFamilies[] = {
+    {kWeight, "weighted_endpoint_weight", "gauge", "Effective scheduling weight"},
+    {kTargetWeight, "weighted_endpoint_target_weight", "gauge", "Weight the controller moves toward"},
+    {kBaseWeight, "weighted_endpoint_base_weight", "gauge", "Base weight from discovery"},
+    {kPenalty, "weighted_endpoint_penalty", "gauge", "Sum of fired rule penalties"},
+    {kRuleContribution, "weighted_endpoint_rule_contribution", "gauge",
+     "Penalty contributed by one rule"},
+    {kState, "weighted_endpoint_state", "gauge", "1 for the endpoint's current state"},
+    {kLatency, "weighted_endpoint_latency_ms", "gauge",
+     "Window latency by quantile (mean as \"mean\")"},
+    {kErrorRate, "weighted_endpoint_error_rate", "gauge", "Window error rate"},
+    {kWindowRequests, "weighted_endpoint_window_requests", "gauge", "Results in the window"},
+    {kResource, "weighted_endpoint_resource", "gauge", "Window average of a resource gauge"},
+    {kOutcomesTotal, "weighted_endpoint_outcomes_total", "counter", "Outcomes reported, by class"},
+    {kServicePanic, "weighted_service_panic", "gauge", "1 while the service is in panic round-robin"},
+    {kServiceStaleReports, "weighted_service_stale_reports_total", "counter",
+     "Reports on removed endpoints"},
+};
+static_assert(std::size(kFamilies) == kFamilyCount);
+constexpr bool InEnumOrder() {
+  for (int f = 0; f < kFamilyCount; ++f) {
+    if (kFamilies[f].family != f) return false;
+  }
+  return true;
+}
+static_assert(InEnumOrder(), "kFamilies must list the families in the enum's order");
+
+}  // namespace
+
+std::string PrometheusText(Engine& engine) {
+  std::vector<std::string> rows(kFamilyCount);
+  auto add = [&](Family f, const std::string& labels, double v) {
+    rows[f] += fmt::format("{}{{{}}} {}\n", kFamilies[f].name, labels, v);
+  };
+  engine.ForEachService([&](Service& svc) {
+    svc.Inspect([&](Service& s) {
+      const std::string sl = fmt::format("service=\"{}\"", Escape(s.name()));
+      add(kServicePanic, sl, s.panic());
+      add(kServiceStaleReports, sl, double(s.stale_reports()));
+      for (const Endpoint* ep : s.endpoints()) {
+        const ControlState& c = ep->ctl;
+        const std::string l = fmt::format("{},endpoint=\"{}\"", sl, Escape(ep->id));
+        add(kWeight, l, c.effective);
+        add(kTargetWeight, l, c.target);
+        add(kBaseWeight, l, c.base);
+        add(kPenalty, l, c.penalty);
+        for (const RuleHit& h : s.EvaluationOf(*ep).hits) {
+          add(kRuleContribution, fmt::format("{},rule=\"{}\"", l, MetricName(h.metric)),
+              h.fired ? h.penalty : 0);
+        }
+        for (State st : {State::kHealthy, State::kDegraded, State::kIsolated, State::kRecovering}) {
+          add(kState, fmt::format("{},state=\"{}\"", l, StateName(st)), c.state == st);
+        }
+        add(kLatency, l + ",quantile=\"0.95\"", c.stats.p95_ms);
+        add(kLatency, l + ",quantile=\"0.99\"", c.stats.p99_ms);
+        add(kLatency, l + ",quantile=\"mean\"", c.stats.mean_ms);
+        add(kErrorRate, l, c.stats.error_rate);
+        add(kWindowRequests, l, double(c.stats.requests));
+        for (int i = 0; i < kResources; ++i) {
+          if (c.stats.resource_known[i]) {
+            add(kResource, fmt::format("{},resource=\"{}\"", l, ResourceName(i)),
+                c.stats.resources[i]);
+          }
+        }
+        for (int o = 0; o < kOutcomes; ++o) {
+          add(kOutcomesTotal, fmt::format("{},outcome=\"{}\"", l, OutcomeName(o)),
+              double(ep->stats.Lifetime(o)));
+        }
+      }
+    });
+  });
+  std::string out;
+  for (const FamilyInfo& f : kFamilies) {
+    out += fmt::format("# HELP {} {}\n# TYPE {} {}\n", f.name, f.help, f.name, f.type);
+    out += rows[f.family];
+  }
+  return out;
+}
+
+}  // namespace weighted

@@ -1,0 +1,84 @@
+#include "export/snapshot_json.h"
+
+#include "export/json_writer.h"
+
+namespace weighted {
+
+namespace {
+
+void WindowJson(const WindowStats& s, JsonWriter& w) {
+  w.BeginObject().Key("requests").Uint(s.requests);
+  w.Key("errors").BeginObject();
+  for (int o = 1; o < kOutcomes; ++o) w.Key(OutcomeName(o)).Uint(s.outcomes[o]);
+  w.EndObject();
+  w.Key("error_rate").Double(s.error_rate);
+  w.Key("mean_ms").Double(s.mean_ms).Key("p95_ms").Double(s.p95_ms).Key("p99_ms").Double(s.p99_ms);
+  w.Key("resources").BeginObject();
+  for (int i = 0; i < kResources; ++i) {
+    w.Key(ResourceName(i));
+    if (s.resource_known[i]) w.Double(s.resources[i]);
+    else w.Null();
+  }
+  w.EndObject().EndObject();
+}
+
+void EndpointJson(const Endpoint& ep, const Evaluation& eval, uint32_t index, int64_t now,
+                  JsonWriter& w) {
+  const ControlState& c = ep.ctl;
+  w.BeginObject().Key("id").String(ep.id).Key("index").Uint(index).Key("key").Uint(ep.key);
+  w.Key("state").String(StateName(c.state)).Key("known").Bool(c.known);
+  w.Key("slow_start").Bool(c.slow_start).Key("base_weight").Double(c.base);
+  w.Key("weight").Double(c.weight).Key("target").Double(c.target);
+  w.Key("effective_weight").Double(c.effective).Key("penalty").Double(c.penalty);
+  w.Key("rules").BeginArray();
+  for (const RuleHit& h : eval.hits) {
+    w.BeginObject().Key("metric").String(MetricName(h.metric)).Key("value");
+    if (h.evaluated) w.Double(h.value);
+    else w.Null();
+    w.Key("threshold").Double(h.threshold).Key("penalty").Double(h.penalty);
+    w.Key("fired").Bool(h.fired).Key("contribution").Double(h.fired ? h.penalty : 0.0);
+    w.EndObject();
+  }
+  w.EndArray();
+  w.Key("window");
+  WindowJson(c.stats, w);
+  w.Key("inflight").Int(ep.load.InFlight());
+  w.Key("isolated_for_ms")
+      .Int(c.state == State::kIsolated ? (now - c.isolated_since_ns) / kNsPerMs : 0);
+  w.Key("forced_restores").Uint(c.forced_restores);
+  w.Key("totals").BeginObject();
+  for (int o = 0; o < kOutcomes; ++o) w.Key(OutcomeName(o)).Uint(ep.stats.Lifetime(o));
+  w.EndObject().EndObject();
+}
+
+}  // namespace
+
+std::string SnapshotJson(Engine& engine) {
+  engine.CollectRetired();  // settles the totals of removed endpoints that no reader holds
+  const int64_t now = engine.Now();
+  auto cfg = engine.config();
+  JsonWriter w;
+  w.BeginObject().Key("version").Uint(WT_VERSION_NUMBER).Key("time_ns").Int(now);
+  w.Key("clock").String(engine.manual() ? "manual" : "real").Key("profile").String(cfg->profile);
+  w.Key("events").BeginObject().Key("total").Uint(engine.events().total());
+  w.Key("dropped").Uint(engine.events().dropped()).EndObject();
+  w.Key("services").BeginArray();
+  engine.ForEachService([&](Service& svc) {
+    svc.Inspect([&](Service& s) {
+      w.BeginObject().Key("name").String(s.name()).Key("epoch").Uint(s.epoch());
+      w.Key("panic").Bool(s.panic()).Key("stale_reports").Uint(s.stale_reports());
+      w.Key("removed_totals").BeginObject();
+      for (int o = 0; o < kOutcomes; ++o) w.Key(OutcomeName(o)).Uint(s.removed_total(o));
+      w.EndObject().Key("endpoints").BeginArray();
+      for (uint32_t i = 0; i < s.endpoints().size(); ++i) {
+        const Endpoint& ep = *s.endpoints()[i];
+        EndpointJson(ep, s.EvaluationOf(ep), i, now, w);
+      }
+      w.EndArray().EndObject();
+    });
+  });
+  w.EndArray().EndObject();
+  return w.Take();
+}
+
+}  // namespace weighted

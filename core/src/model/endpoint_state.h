@@ -1,0 +1,47 @@
+// What the controller keeps of one endpoint between cycles: its weights, its state in the
+// health state machine, and the window it judges the endpoint on. Only the controller touches
+// it, under its service's mutex.
+#pragma once
+
+#include <cstdint>
+
+#include "stats/window.h"
+
+namespace weighted {
+
+enum class State : uint8_t {
+  kHealthy,     // no rule fires; weight at (or stepping up to) base
+  kDegraded,    // some rules fire; weight cut to base x (1 - penalty)
+  kIsolated,    // penalty >= 1: probe traffic only (S-W3, S-S3)
+  kRecovering,  // left isolation (or was force-restored); stepping back up
+};
+
+inline const char* StateName(State s) {
+  switch (s) {
+    case State::kHealthy: return "healthy";
+    case State::kDegraded: return "degraded";
+    case State::kIsolated: return "isolated";
+    case State::kRecovering: return "recovering";
+  }
+  return "unknown";
+}
+
+struct ControlState {
+  double base = 1;
+  double weight = 1;  // health weight, before slow start and isolation
+  double target = 1;
+  State state = State::kHealthy;
+  bool known = false;  // the window has min_requests results (unknown is not low)
+  bool slow_start = false;
+  bool judged = false;  // a cycle has evaluated it since it joined
+  int64_t last_change_ns = INT64_MIN / 2;  // for the cooldown; "long ago" at creation
+  int64_t isolated_since_ns = 0;
+  int64_t added_ns = 0;
+  uint64_t forced_restores = 0;
+  double effective = 1;  // the scheduling weight last published (after slow start, isolation)
+  Window window;
+  WindowStats stats;     // as of the last cycle
+  double penalty = 0;    // as of the last cycle (Service::EvaluationOf explains it)
+};
+
+}  // namespace weighted

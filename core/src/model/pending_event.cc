@@ -1,0 +1,20 @@
+#include "model/pending_event.h"
+
+namespace weighted {
+
+const char* EventTypeName(int type) {
+  switch (type) {
+    case WT_EVENT_WEIGHT_CHANGED: return "weight_changed";
+    case WT_EVENT_ISOLATED: return "isolated";
+    case WT_EVENT_RESTORED: return "restored";
+    case WT_EVENT_FORCED_RESTORE: return "forced_restore";
+    case WT_EVENT_PANIC_ENTER: return "panic_enter";
+    case WT_EVENT_PANIC_EXIT: return "panic_exit";
+    case WT_EVENT_ENDPOINT_ADDED: return "endpoint_added";
+    case WT_EVENT_ENDPOINT_REMOVED: return "endpoint_removed";
+    case WT_EVENT_CONFIG_RELOADED: return "config_reloaded";
+  }
+  return nullptr;
+}
+
+}  // namespace weighted

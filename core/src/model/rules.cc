@@ -1,0 +1,113 @@
+#include "model/rules.h"
+
+#include <algorithm>
+
+namespace weighted {
+
+namespace {
+
+double LowerMedian(std::vector<double> v) {
+  if (v.empty()) return 0;
+  auto mid = v.begin() + (v.size() - 1) / 2;
+  std::nth_element(v.begin(), mid, v.end());
+  return *mid;
+}
+
+// Returns the metric's value, or false when the window has no data for it.
+bool MetricValue(Metric m, const WindowStats& s, bool has_requests, double* out) {
+  auto resource = [&](int i) {
+    *out = s.resources[i];
+    return s.resource_known[i];
+  };
+  switch (m) {
+    case Metric::kCpu: return resource(0);
+    case Metric::kMemory: return resource(1);
+    case Metric::kThreadPool: return resource(2);
+    case Metric::kConnectionPool: return resource(3);
+    default: break;
+  }
+  if (!has_requests) return false;
+  if (IsLatencyMetric(m) && s.latency_samples == 0) return false;  // nothing was served
+  switch (m) {
+    case Metric::kLatencyP99: *out = s.p99_ms; break;
+    case Metric::kLatencyP95: *out = s.p95_ms; break;
+    case Metric::kLatencyMean: *out = s.mean_ms; break;
+    case Metric::kErrorRate: *out = s.error_rate; break;
+    case Metric::kHttp5xxRate: *out = s.Rate(WT_OUTCOME_HTTP_5XX); break;
+    case Metric::kTimeoutRate: *out = s.Rate(WT_OUTCOME_TIMEOUT); break;
+    case Metric::kConnectErrorRate: *out = s.Rate(WT_OUTCOME_CONNECT_ERROR); break;
+    case Metric::kBusinessErrorRate: *out = s.Rate(WT_OUTCOME_BUSINESS_ERROR); break;
+    default: return false;
+  }
+  return true;
+}
+
+double Reference(Metric m, const ServiceReference& ref) {
+  switch (m) {
+    case Metric::kLatencyP99: return ref.p99_ms;
+    case Metric::kLatencyP95: return ref.p95_ms;
+    case Metric::kLatencyMean: return ref.mean_ms;
+    default: return 0;
+  }
+}
+
+}  // namespace
+
+ServiceReference ComputeReference(const std::vector<const WindowStats*>& known) {
+  ServiceReference ref;
+  std::vector<double> p99, p95, mean;
+  for (const WindowStats* s : known) {
+    if (s->latency_samples == 0) continue;  // an endpoint that served nothing has no latency
+    p99.push_back(s->p99_ms);
+    p95.push_back(s->p95_ms);
+    mean.push_back(s->mean_ms);
+  }
+  ref.known = !p99.empty();
+  ref.p99_ms = LowerMedian(std::move(p99));
+  ref.p95_ms = LowerMedian(std::move(p95));
+  ref.mean_ms = LowerMedian(std::move(mean));
+  return ref;
+}
+
+// Inlined into Penalty(), which the cycle calls for every endpoint.
+[[gnu::always_inline]] inline RuleHit JudgeInline(const Rule& r, const WindowStats& stats,
+                                                 bool has_requests, const ServiceReference& ref) {
+  RuleHit h{r.metric};
+  h.penalty = r.penalty;
+  h.evaluated = MetricValue(r.metric, stats, has_requests, &h.value);
+  double threshold = r.threshold >= 0 ? r.threshold : 0;
+  if (r.relative > 0) {
+    // A relative rule needs the service reference; without it the rule cannot judge.
+    if (!ref.known) h.evaluated = false;
+    threshold = std::max(threshold, r.relative * Reference(r.metric, ref));
+  }
+  h.threshold = threshold;
+  h.fired = h.evaluated && h.value > threshold;
+  return h;
+}
+
+RuleHit Judge(const Rule& r, const WindowStats& stats, bool has_requests,
+              const ServiceReference& ref) {
+  return JudgeInline(r, stats, has_requests, ref);
+}
+
+double Penalty(const std::vector<Rule>& rules, const WindowStats& stats, bool has_requests,
+               const ServiceReference& ref) {
+  double penalty = 0;
+  for (const Rule& r : rules) {
+    if (JudgeInline(r, stats, has_requests, ref).fired) penalty += r.penalty;
+  }
+  return penalty;
+}
+
+void Evaluate(const std::vector<Rule>& rules, const WindowStats& stats, bool has_requests,
+              const ServiceReference& ref, Evaluation* out) {
+  out->penalty = 0;
+  out->hits.clear();
+  for (const Rule& r : rules) {
+    out->hits.push_back(Judge(r, stats, has_requests, ref));
+    if (out->hits.back().fired) out->penalty += r.penalty;
+  }
+}
+
+}  // namespace weighted

@@ -1,0 +1,52 @@
+// Penalty rules (S-W1, S-W2): each rule that fires adds its penalty; the target weight is
+// base x (1 - min(penalty, 1)).
+#pragma once
+
+#include <array>
+#include <vector>
+
+#include "config/config.h"
+#include "stats/window.h"
+
+namespace weighted {
+
+// The service-wide reference for relative latency thresholds: for each latency metric, the
+// lower median over endpoints that have data. The lower median (not the mean of the two middle
+// values) keeps a 2-endpoint service able to flag the slower one.
+struct ServiceReference {
+  double p99_ms = 0, p95_ms = 0, mean_ms = 0;
+  bool known = false;
+};
+ServiceReference ComputeReference(const std::vector<const WindowStats*>& known_endpoints);
+
+struct RuleHit {
+  Metric metric;
+  double value = 0;      // the metric's window value (ms or fraction)
+  double threshold = 0;  // the threshold in force (relative thresholds resolved to ms)
+  double penalty = 0;    // the rule's penalty
+  bool fired = false;
+  bool evaluated = false;  // false when the endpoint lacks the data (unknown, not low)
+};
+
+struct Evaluation {
+  double penalty = 0;  // sum of fired penalties (may exceed 1)
+  std::vector<RuleHit> hits;  // one per rule, in config order
+};
+
+// One rule's verdict. `has_requests` says whether the window holds at least min_requests
+// results; without it, request-based rules are not evaluated (an endpoint with no data is
+// unknown, not sick).
+RuleHit Judge(const Rule& rule, const WindowStats& stats, bool has_requests,
+              const ServiceReference& ref);
+
+// The sum of the fired rules' penalties: what the cycle needs of every endpoint. The hits
+// themselves are asked for only to explain a weight (events, snapshots), so they are
+// recomputed then, from the same inputs, instead of being kept per endpoint.
+double Penalty(const std::vector<Rule>& rules, const WindowStats& stats, bool has_requests,
+               const ServiceReference& ref);
+
+// Every rule's verdict, and the penalty. Writes into `out`, reusing its storage.
+void Evaluate(const std::vector<Rule>& rules, const WindowStats& stats, bool has_requests,
+              const ServiceReference& ref, Evaluation* out);
+
+}  // namespace weighted

@@ -1,0 +1,106 @@
+// What the load-aware picker knows of one endpoint: requests in flight, a peak-EWMA latency
+// (Finagle) and failure shares, kept with plain atomics so that a pick and a report never take a
+// lock. Updated on report (Record), aged by the controller once per cycle (NewCycle), read by
+// the schedule's cost comparison.
+#pragma once
+
+#include <algorithm>
+#include <array>
+#include <atomic>
+#include <cmath>
+#include <cstdint>
+
+#include "stats/cycle_sample.h"
+
+namespace weighted {
+
+struct LoadEstimate {
+  // Tracked picks not yet finished, by the parity of the controller cycle that counted them.
+  // NewCycle zeroes a parity's count as the cycle after next begins, so a lost pick expires
+  // instead of weighing on its endpoint for ever (or until a binding's finalizer runs).
+  // Finishing a pick that old changes nothing (Release).
+  std::array<std::atomic<int32_t>, 2> inflight{};
+  // Peak EWMA of latency. Updated racily on report: a lost update under contention shifts one
+  // sample's influence, never corrupts the value.
+  std::atomic<double> ewma_ms{0};
+  std::atomic<int64_t> ewma_at_ns{0};
+  // Recent failure share, an EWMA over outcomes (alpha 1/16), so a failing endpoint's cost rises
+  // within a few requests rather than at the next controller cycle.
+  std::atomic<double> failure_ewma{0};
+  // Failure share over the picker's decay time (latency_decay_ms): failures and outcomes, each
+  // decayed with exp(-dt / tau); the share is their ratio, taken when read (a stored copy would
+  // cost 8 bytes per endpoint for nothing). Not halved by the cycle, so an endpoint failing a
+  // steady share of requests keeps that estimate while it gets few picks; cleared (with
+  // failure_ewma) after a cycle whose results were all successes (NewCycle).
+  std::atomic<double> fail_decayed{0};
+  std::atomic<double> outcomes_decayed{0};
+  std::atomic<int64_t> fail_at_ns{0};
+
+  // Picks in flight; a finish racing with the expiry can leave a count at -1 for a cycle.
+  int32_t InFlight() const {
+    return std::max(0, inflight[0].load(std::memory_order_relaxed) +
+                           inflight[1].load(std::memory_order_relaxed));
+  }
+  // A tracked pick counted in controller cycle `cycle`.
+  void Take(uint32_t cycle) { inflight[cycle & 1].fetch_add(1, std::memory_order_relaxed); }
+  // Finishes a pick counted in the cycle whose low byte is `counted`, now that the service is in
+  // cycle `cycle`. Counted in cycle c, the count lives until cycle c + 2 begins; after that it
+  // has expired, and taking it off again would eat a newer pick's count.
+  void Release(uint32_t counted, uint32_t cycle) {
+    if (((cycle - counted) & 0xffu) <= 1) {
+      inflight[counted & 1].fetch_sub(1, std::memory_order_relaxed);
+    }
+  }
+  // One outcome at engine time `now_ns`; `decay_ns` is the picker's time constant. Inline, like
+  // FailureShare: both are on the report and pick paths.
+  void Record(double latency_ms, bool failed, int64_t now_ns, double decay_ns);
+  // Cycle `cycle` begins with `sample` just drained: the counts of cycle - 2 expire, and the
+  // failure estimates age (see the definition).
+  void NewCycle(uint32_t cycle, const CycleSample& sample, uint64_t clean_results);
+  // The larger of the fast and the steady failure share, in [0, 1].
+  double FailureShare() const;
+};
+
+// ---- inline definitions (the hot path) ----
+
+inline void LoadEstimate::Record(double latency_ms, bool failed, int64_t now, double decay_ns) {
+  // Every estimate here is updated racily (plain loads and stores, no read-modify-write): two
+  // reports racing on one endpoint may lose one sample's influence, never corrupt a value, and
+  // a report pays no locked instruction for them.
+  auto decay_since = [&](std::atomic<int64_t>& at) {
+    const double dt = double(now - at.load(std::memory_order_relaxed));
+    at.store(now, std::memory_order_relaxed);
+    return std::exp(-std::max(dt, 0.0) / decay_ns);
+  };
+  const double prev = ewma_ms.load(std::memory_order_relaxed);
+  // Peak EWMA (Finagle): a slower sample is taken at once, faster ones decay in with tau. A
+  // failure may raise the estimate but never lower it: an endpoint that fails in 1 ms must not
+  // look fast and attract traffic (Prequal's "sinkholing").
+  if (!failed || prev <= 0 || latency_ms > prev) {
+    const double w = decay_since(ewma_at_ns);
+    const double next = latency_ms > prev || prev <= 0 ? latency_ms : prev * w + latency_ms * (1 - w);
+    ewma_ms.store(std::max(next, 1e-3), std::memory_order_relaxed);
+  }
+  // Recent failure share over the last ~16 outcomes: reacts within a few requests, where the
+  // controller's window reacts within a cycle.
+  const double f = failure_ewma.load(std::memory_order_relaxed);
+  failure_ewma.store(f + ((failed ? 1.0 : 0.0) - f) / 16.0, std::memory_order_relaxed);
+  // Failure share over the decay time: both sums decay alike, so their ratio needs no decay
+  // when read, and it stays put while the endpoint gets no picks.
+  const double w = decay_since(fail_at_ns);
+  const double fails = fail_decayed.load(std::memory_order_relaxed) * w + (failed ? 1 : 0);
+  const double all = outcomes_decayed.load(std::memory_order_relaxed) * w + 1;
+  fail_decayed.store(fails, std::memory_order_relaxed);
+  outcomes_decayed.store(all, std::memory_order_relaxed);
+}
+
+inline double LoadEstimate::FailureShare() const {
+  // The larger of the fast estimate (last ~16 outcomes, halved each cycle: reacts within a few
+  // requests) and the share over the decay time (steady: a 15%-failing endpoint that gets few
+  // picks keeps its 15% instead of drifting back to "healthy" between two of its failures).
+  const double all = outcomes_decayed.load(std::memory_order_relaxed);
+  const double steady = all > 0 ? fail_decayed.load(std::memory_order_relaxed) / all : 0.0;
+  return std::max(failure_ewma.load(std::memory_order_relaxed), std::min(steady, 1.0));
+}
+
+}  // namespace weighted

@@ -1,0 +1,72 @@
+#include "pick/schedule.h"
+
+#include <algorithm>
+
+namespace weighted {
+
+double Schedule::Cost(const LoadEstimate& load, double failure_share) const {
+  // Finagle's peak-EWMA load, latency x (in-flight + 1), times a failure term: the failure share
+  // weighs error_cost latencies, so a fast-failing endpoint does not look cheap (Prequal's
+  // sinkholing). An endpoint with no latency history costs nothing while idle and "infinitely"
+  // much once it has requests pending, so it is tried but not flooded.
+  const double lat = load.ewma_ms.load(std::memory_order_relaxed);
+  const int32_t pending = load.InFlight();
+  if (lat <= 0) return pending > 0 ? 1e300 + pending : 0.0;
+  return lat * (pending + 1) * (1 + error_cost * failure_share);
+}
+
+void Schedule::Pick(const Roster& roster, PickerRandom& random, wt_pick* out) const {
+  uint32_t i;
+  uint32_t flags = 0;
+  if (panic) {
+    i = random.rr++ % static_cast<uint32_t>(roster.keys.size());
+    flags = WT_PICK_PANIC;
+  } else {
+    const uint64_t r = random.Next();
+    if (!probes.empty() && ((r & 0xffffffffu) < probe_threshold || main.empty())) {
+      i = probes.Sample(random.Next());
+      flags = WT_PICK_PROBE;
+    } else if (mode == PickMode::kWeighted) {
+      i = main.Sample(random.Next());
+    } else if ((r >> 32) < keepalive_threshold) {
+      // A share of picks follows the weights alone (S-S3): endpoints the cost comparison avoids
+      // keep a trickle of traffic, so the controller keeps judging them and sees recovery.
+      i = main.Sample(random.Next());
+    } else {
+      const uint32_t a = main.Sample(random.Next());
+      uint32_t b = main.Sample(random.Next());
+      // Two distinct candidates (Finagle's P2C): with a repeat, an endpoint that always loses
+      // the comparison would still win every pick in which it is drawn twice.
+      for (int k = 0; b == a && k < 4; ++k) b = main.Sample(random.Next());
+      // Each candidate's failure share once: it enters the cost and the third-candidate test.
+      const double fa = roster.loads[a]->FailureShare(), fb = roster.loads[b]->FailureShare();
+      const double ca = Cost(*roster.loads[a], fa), cb = Cost(*roster.loads[b], fb);
+      i = cb < ca ? b : a;
+      // A failing candidate (its failure term at least doubles its cost) brings a third one: with
+      // two candidates, a failing endpoint paired with a slow one hands the slow one the pick
+      // whatever its queue, so avoiding the failing endpoint would overload the slow one. The
+      // lowest of three costs still weighs load against failures (no lexicographic rule), so
+      // when every other endpoint is saturated the failing one still takes its share.
+      if (a != b && error_cost * std::max(fa, fb) >= 1) {
+        uint32_t c = main.Sample(random.Next());
+        for (int k = 0; (c == a || c == b) && k < 4; ++k) c = main.Sample(random.Next());
+        if (c != a && c != b) {
+          const LoadEstimate& lc = *roster.loads[c];
+          if (Cost(lc, lc.FailureShare()) < std::min(ca, cb)) i = c;
+        }
+      }
+    }
+  }
+  if (mode == PickMode::kLoadAware) {
+    roster.loads[i]->Take(cycle);
+    flags |= WT_PICK_TRACKED | (cycle << kPickCycleShift);  // the cycle's low byte
+  }
+  // The key comes from the dense keys array: a weighted pick touches no Endpoint object (at
+  // 10 000 endpoints that was a cache and TLB miss per pick).
+  out->key = roster.keys[i];
+  out->epoch = roster.epoch;
+  out->index = i;
+  out->flags = flags;
+}
+
+}  // namespace weighted

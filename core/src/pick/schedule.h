@@ -1,0 +1,39 @@
+// How a pick is drawn: the tables built off the request path from a weight plan (model/weights.h)
+// and published inside an immutable snapshot with one atomic pointer store, as gRPC's
+// StaticStrideScheduler and Envoy's EDF scheduler are. It knows weights, indexes and load
+// estimates, not why a weight is what it is.
+#pragma once
+
+#include <cstdint>
+
+#include "config/config.h"
+#include "pick/alias_table.h"
+#include "pick/random.h"
+#include "pick/roster.h"
+#include "weighted/weighted.h"
+
+namespace weighted {
+
+// Where a tracked pick's flags carry the low byte of the cycle that counted it.
+inline constexpr int kPickCycleShift = 24;
+static_assert(WT_PICK_ENGINE_BITS == 0xffu << kPickCycleShift);
+
+struct Schedule {
+  AliasTable main;                    // endpoints in rotation, by effective weight
+  AliasTable probes;                  // half-isolated endpoints (S-W3, S-S3)
+  uint64_t probe_threshold = 0;       // P(a pick is a probe), scaled to 2^32
+  bool panic = false;                 // S-S2: plain round-robin over all endpoints
+  PickMode mode = PickMode::kWeighted;
+  double latency_decay_ns = 0;        // load-aware EWMA time constant
+  double error_cost = 0;              // load-aware cost per unit of recent failure share
+  uint64_t keepalive_threshold = 0;   // load-aware: P(pick by weight alone), scaled to 2^32
+  uint32_t cycle = 0;                 // the service's controller cycles so far (in-flight expiry)
+
+  // Chooses an endpoint of `roster` for one request. Requires a non-empty roster.
+  void Pick(const Roster& roster, PickerRandom& random, wt_pick* out) const;
+
+ private:
+  double Cost(const LoadEstimate& load, double failure_share) const;  // load-aware cost
+};
+
+}  // namespace weighted

@@ -1,0 +1,29 @@
+// One backend endpoint as the runtime holds it: the parts pick and report touch with atomics
+// (the load estimate, the hot recorder) and the part only the controller touches, under its
+// service's mutex (ctl).
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "model/endpoint_state.h"
+#include "pick/load_estimate.h"
+#include "stats/hot_stats.h"
+
+namespace weighted {
+
+// Field order is for the report path: the key, the load-aware estimates and the hot recorder's
+// first fields share the first cache lines (a report at 10 000 endpoints misses on each line
+// it touches); the id and the controller's state come after.
+struct Endpoint {
+  Endpoint(std::string id_, uint64_t key_) : key(key_), id(std::move(id_)) {}
+
+  const uint64_t key;  // (incarnation << 32) | slot; never reused within a service
+  LoadEstimate load;
+  HotStats stats;
+
+  const std::string id;
+  ControlState ctl;
+};
+
+}  // namespace weighted

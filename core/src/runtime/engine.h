@@ -1,0 +1,90 @@
+// The engine: config, clock, services, the controller loop and the event queue. Everything the
+// C API exposes hangs off one Engine; the read-only views of it (export/) walk its services.
+#pragma once
+
+#include <condition_variable>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <shared_mutex>
+#include <string>
+#include <string_view>
+#include <thread>
+
+#include "config/config.h"
+#include "runtime/event_queue.h"
+#include "runtime/reclaim.h"
+#include "runtime/service.h"
+#include "util/clock.h"
+#include "util/status.h"
+
+namespace weighted {
+
+class Engine {
+ public:
+  static Status Create(std::string_view json, int clock_mode, std::unique_ptr<Engine>* out);
+  ~Engine();
+
+  Status Reload(std::string_view json);
+  int64_t Now() const { return clock_->NowNs(); }
+  bool manual() const { return clock_->manual(); }
+  Status Advance(int64_t delta_ns);
+  void RunCycle();
+  Status GetService(const char* name, Service** out);
+  Status SetEndpoints(Service* svc, const wt_endpoint_spec* specs, size_t count,
+                      uint64_t* epoch);
+
+  EventQueue& events() { return events_; }
+  std::shared_ptr<const Config> config() const;
+
+  // Calls fn(Service&) for each service in name order, holding the service list's lock (so no
+  // service is created meanwhile); fn inspects a service through Service::Inspect.
+  template <typename Fn> void ForEachService(Fn&& fn) {
+    std::lock_guard lock(services_mu_);
+    for (auto& [name, svc] : services_) fn(*svc);
+  }
+  // Frees what no reader holds any more: settles the totals of removed endpoints before a view.
+  void CollectRetired() { reclaimer_.Collect(); }
+
+  // Detects a destroyed or foreign handle on a best-effort basis at the C boundary.
+  bool Valid() const { return magic_ == kMagic; }
+
+ private:
+  Engine(Config cfg, int clock_mode);
+  using EventBatches = std::vector<std::pair<Service*, std::vector<PendingEvent>>>;
+  // Requires cycle_mu_. Appends the cycle's events to `out`; the caller dispatches them after
+  // releasing cycle_mu_, so a callback may call back into the engine.
+  void RunCycleAt(int64_t now, EventBatches* out);
+  void ControllerLoop();
+  void Dispatch(EventBatches& batches);
+
+  static constexpr uint64_t kMagic = 0x77742d656e67696eull;  // "wt-engin"
+  uint64_t magic_ = kMagic;
+
+  std::unique_ptr<Clock> clock_;
+  ManualClock* manual_clock_ = nullptr;
+
+  mutable std::mutex config_mu_;
+  std::shared_ptr<const Config> config_;
+  // set_endpoints holds it shared, reload exclusively: a reload checks the sets' sizes against
+  // its new limits, and no set may grow under the old limits between that check and the swap.
+  std::shared_mutex membership_mu_;
+
+  // Declared before the services: services retire snapshots into it, so it must outlive them.
+  Reclaimer reclaimer_;
+  EventQueue events_;
+
+  std::mutex services_mu_;
+  std::map<std::string, std::unique_ptr<Service>, std::less<>> services_;
+
+  std::mutex cycle_mu_;  // one controller cycle at a time
+  int64_t next_cycle_ns_ = 0;
+
+  std::mutex loop_mu_;
+  std::condition_variable loop_cv_;
+  bool stop_ = false;
+  std::thread controller_;
+};
+
+}  // namespace weighted

@@ -1,0 +1,71 @@
+#include "runtime/event_queue.h"
+
+namespace weighted {
+
+void EventQueue::SetCapacity(size_t capacity) {
+  std::lock_guard lock(mu_);
+  capacity_ = capacity;
+  while (queue_.size() > capacity_) {
+    queue_.pop_front();
+    ++dropped_;
+  }
+}
+
+void EventQueue::SetCallback(wt_event_fn fn, void* user) {
+  std::lock_guard lock(callback_mu_);
+  fn_ = fn;
+  user_ = user;
+}
+
+wt_event EventQueue::View(const Owned& o) {
+  return {o.ev.type, o.ev.time_ns, o.service.c_str(), o.ev.endpoint.c_str(),
+          o.ev.old_weight, o.ev.new_weight, o.ev.reason.c_str()};
+}
+
+void EventQueue::Dispatch(const std::string& service, std::vector<PendingEvent>& events) {
+  if (events.empty()) return;
+  {
+    std::lock_guard lock(mu_);
+    for (const PendingEvent& e : events) {
+      ++total_;
+      // Oldest first out: the newest events describe the state in force.
+      if (queue_.size() >= capacity_) {
+        queue_.pop_front();
+        ++dropped_;
+      }
+      queue_.push_back({service, e});
+    }
+  }
+  std::lock_guard lock(callback_mu_);
+  if (!fn_) return;
+  for (const PendingEvent& e : events) {
+    Owned o{service, e};
+    const wt_event view = View(o);
+    fn_(user_, &view);
+  }
+}
+
+Status EventQueue::Poll(wt_event* out, int* has_event) {
+  std::lock_guard lock(mu_);
+  if (queue_.empty()) {
+    *has_event = 0;
+    return Status::Ok();
+  }
+  polled_ = std::move(queue_.front());
+  queue_.pop_front();
+  *out = View(polled_);
+  *has_event = 1;
+  return Status::Ok();
+}
+
+uint64_t EventQueue::dropped() const {
+  std::lock_guard lock(mu_);
+  return dropped_;
+}
+
+uint64_t EventQueue::total() const {
+  std::lock_guard lock(mu_);
+  return total_;
+}
+
+}  // namespace weighted

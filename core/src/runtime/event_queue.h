@@ -1,0 +1,47 @@
+// Events (S-P2 alerts, isolation, panic, weight changes) reach the caller two ways: a callback
+// and a bounded pollable queue. Both are fed after the engine has released its locks.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "model/pending_event.h"
+#include "util/status.h"
+
+namespace weighted {
+
+class EventQueue {
+ public:
+  explicit EventQueue(size_t capacity) : capacity_(capacity) {}
+
+  void SetCapacity(size_t capacity);
+  void SetCallback(wt_event_fn fn, void* user);
+  // Queues the events and calls the callback for each, in order.
+  void Dispatch(const std::string& service, std::vector<PendingEvent>& events);
+  Status Poll(wt_event* out, int* has_event);
+  uint64_t dropped() const;
+  uint64_t total() const;
+
+ private:
+  struct Owned {
+    std::string service;
+    PendingEvent ev;
+  };
+  static wt_event View(const Owned& o);
+
+  mutable std::mutex mu_;
+  size_t capacity_;
+  std::deque<Owned> queue_;
+  Owned polled_;  // backs the strings of the last polled event
+  uint64_t dropped_ = 0;
+  uint64_t total_ = 0;
+
+  std::mutex callback_mu_;  // held while calling back, so a callback is never torn down mid-call
+  wt_event_fn fn_ = nullptr;
+  void* user_ = nullptr;
+};
+
+}  // namespace weighted

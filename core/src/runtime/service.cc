@@ -1,0 +1,371 @@
+#include "runtime/service.h"
+
+#include <algorithm>
+#include <cmath>
+#include <unordered_set>
+
+#include <fmt/format.h>
+
+#include "model/weights.h"
+#include "util/utf8.h"
+
+namespace weighted {
+
+namespace {
+constexpr size_t kMaxIdBytes = 256;
+constexpr double kMaxBaseWeight = 1e9;
+
+// From the name, not at random: the same calls give the same keys (the manual clock's promise).
+uint32_t KeySalt(std::string_view name) {
+  uint64_t h = 0xcbf29ce484222325ull;  // FNV-1a
+  for (unsigned char c : name) h = (h ^ c) * 0x100000001b3ull;
+  return static_cast<uint32_t>(h ^ (h >> 32));
+}
+}  // namespace
+
+// Pins the current snapshot for one hot-path call.
+struct Service::Guarded {
+  explicit Guarded(Service& s)
+      : reader(s.reclaimer_.ThisThread()), guard(s.reclaimer_, reader),
+        snap(s.snapshot_.load(std::memory_order_seq_cst)) {}
+  Reclaimer::Reader& reader;
+  Reclaimer::Guard guard;
+  const Snapshot* snap;
+};
+
+Service::Service(std::string name, Engine& owner, Reclaimer& reclaimer, const Clock& clock,
+                 const Config& cfg)
+    : name_(std::move(name)), key_salt_(KeySalt(name_)), owner_(owner), reclaimer_(reclaimer),
+      clock_(clock) {
+  // Hot paths always find a snapshot, if an empty one.
+  std::vector<PendingEvent> none;
+  Publish(cfg, clock_.NowNs(), &none);
+}
+
+Service::~Service() {
+  // The engine is being destroyed: no reader is left, so everything retired can go now, while
+  // the services its callbacks refer to are alive.
+  reclaimer_.Collect();
+  delete snapshot_.load();
+  for (Endpoint* ep : endpoints_) delete ep;
+}
+
+uint64_t Service::NewKey() {
+  uint32_t slot;
+  if (!free_slots_.empty()) {
+    slot = free_slots_.back();
+    free_slots_.pop_back();
+  } else {
+    slot = static_cast<uint32_t>(slot_incarnation_.size());
+    slot_incarnation_.push_back(key_salt_);
+  }
+  // A reused slot gets a new incarnation, so a key held across a removal is refused as stale.
+  // Incarnations start at the service's salt, so a key handed to the wrong service (both
+  // have a slot 0) is refused too, instead of landing on that service's endpoint in the slot.
+  const uint32_t inc = ++slot_incarnation_[slot];
+  return (uint64_t{inc} << 32) | slot;
+}
+
+Status Service::SetEndpoints(const wt_endpoint_spec* specs, size_t count, const Config& cfg,
+                             std::vector<PendingEvent>* events, uint64_t* epoch) {
+  if (count > 0 && !specs) return InvalidArgument("wt_service_set_endpoints: specs is NULL");
+  if (count > cfg.limits.max_endpoints_per_service) {
+    return {WT_ERR_LIMIT, fmt::format("wt_service_set_endpoints: {} endpoints exceed "
+                                      "limits.max_endpoints_per_service = {}",
+                                      count, cfg.limits.max_endpoints_per_service)};
+  }
+  std::unordered_set<std::string_view> seen;
+  seen.reserve(count);
+  for (size_t i = 0; i < count; ++i) {
+    const wt_endpoint_spec& s = specs[i];
+    if (!s.id) return InvalidArgument(fmt::format("wt_service_set_endpoints: specs[{}].id is NULL", i));
+    const std::string_view id(s.id);
+    if (id.empty() || id.size() > kMaxIdBytes) {
+      return InvalidArgument(fmt::format("wt_service_set_endpoints: specs[{}].id must be 1..{} "
+                                         "bytes, got {}", i, kMaxIdBytes, id.size()));
+    }
+    if (!IsUtf8(id)) {
+      return InvalidArgument(fmt::format("wt_service_set_endpoints: specs[{}].id is not valid "
+                                         "UTF-8", i));
+    }
+    if (!std::isfinite(s.base_weight) || s.base_weight <= 0 || s.base_weight > kMaxBaseWeight) {
+      return InvalidArgument(fmt::format("wt_service_set_endpoints: specs[{}].base_weight "
+                                         "(endpoint \"{}\") must be finite and in (0, {:g}], got {}",
+                                         i, id, kMaxBaseWeight, s.base_weight));
+    }
+    if (!seen.insert(id).second) {
+      return {WT_ERR_DUPLICATE, fmt::format("wt_service_set_endpoints: endpoint id \"{}\" appears "
+                                            "twice (specs[{}])", id, i)};
+    }
+  }
+
+  std::lock_guard lock(mu_);
+  const int64_t now = clock_.NowNs();
+  std::unordered_map<std::string_view, Endpoint*> old;
+  for (Endpoint* ep : endpoints_) old.emplace(ep->id, ep);
+  std::vector<Endpoint*> next;
+  next.reserve(count);
+  for (size_t i = 0; i < count; ++i) {
+    auto it = old.find(specs[i].id);
+    Endpoint* ep;
+    if (it != old.end()) {
+      ep = it->second;
+      old.erase(it);
+      ControlState& c = ep->ctl;
+      // A discovery weight change rescales the endpoint's state, keeping its health share.
+      const double scale = specs[i].base_weight / c.base;
+      c.base = specs[i].base_weight;
+      c.weight *= scale;
+      c.target *= scale;
+    } else {
+      ep = new Endpoint(specs[i].id, NewKey());
+      ControlState& c = ep->ctl;
+      c.base = c.weight = c.target = specs[i].base_weight;
+      c.added_ns = now;
+      // Slow start protects a newcomer joining live traffic; a service's first set has no
+      // traffic to protect it from.
+      c.slow_start = had_endpoints_ && cfg.slow_start.window_ms > 0;
+      events->push_back({WT_EVENT_ENDPOINT_ADDED, now, ep->id, 0, c.base, "{}"});
+    }
+    next.push_back(ep);
+  }
+  for (auto& [id, ep] : old) {
+    events->push_back({WT_EVENT_ENDPOINT_REMOVED, now, ep->id, ep->ctl.weight, 0, "{}"});
+    free_slots_.push_back(static_cast<uint32_t>(ep->key & 0xffffffffu));
+  }
+  std::vector<Endpoint*> removed;
+  for (auto& [id, ep] : old) removed.push_back(ep);
+
+  endpoints_ = std::move(next);
+  controls_.clear();
+  for (Endpoint* ep : endpoints_) controls_.push_back(&ep->ctl);
+  had_endpoints_ = had_endpoints_ || count > 0;
+  auto m = std::make_shared<Membership>();
+  m->epoch = ++epoch_;
+  m->endpoints = endpoints_;
+  m->keys.reserve(endpoints_.size());
+  m->loads.reserve(endpoints_.size());
+  for (Endpoint* ep : endpoints_) {
+    m->keys.push_back(ep->key);
+    m->loads.push_back(&ep->load);
+  }
+  m->by_slot.assign(slot_incarnation_.size(), nullptr);
+  m->by_id.reserve(endpoints_.size());
+  for (Endpoint* ep : endpoints_) {
+    m->by_slot[ep->key & 0xffffffffu] = ep;
+    m->by_id.emplace(ep->id, ep);
+  }
+  const uint64_t installed = m->epoch;
+  members_ = std::move(m);
+  Publish(cfg, now, events);
+  // Removed endpoints stay readable until no pick or report can still hold them.
+  for (Endpoint* ep : removed) {
+    reclaimer_.Retire([this, ep] {
+      for (int o = 0; o < kOutcomes; ++o) removed_totals_[o] += ep->stats.Lifetime(o);
+      delete ep;
+    });
+  }
+  reclaimer_.Collect();
+  if (epoch) *epoch = installed;  // last: out-parameters are written only on success
+  return Status::Ok();
+}
+
+void Service::Cycle(const Config& cfg, int64_t now, std::vector<PendingEvent>* events) {
+  std::lock_guard lock(mu_);
+  const size_t slots = static_cast<size_t>(
+      (cfg.window.length_ms + cfg.controller.interval_ms - 1) / cfg.controller.interval_ms);
+  // Cycle `cycles_` begins: the in-flight counts of cycle cycles_ - 2 expire (LoadEstimate) and
+  // their parity counts this cycle's picks once Publish() below hands them the new number.
+  ++cycles_;
+  for (Endpoint* ep : endpoints_) {
+    ControlState& c = ep->ctl;
+    CycleSample& sample = c.window.Next(slots);
+    ep->stats.Drain(&sample);  // drains into the window's oldest slot, reused
+    ep->load.NewCycle(cycles_, sample, cfg.isolation.exit_min_probes);
+    c.stats = c.window.Compute();
+  }
+  JudgeFleet(cfg, controls_, &judged_);
+  for (Endpoint* ep : endpoints_) {
+    StepEndpoint(cfg, judged_.ref, now, ep->id, ep->ctl, events);
+    if (ep->ctl.slow_start && SlowStartFactor(cfg, ep->ctl.added_ns, now) >= 1) {
+      ep->ctl.slow_start = false;
+    }
+  }
+  Publish(cfg, now, events);
+  reclaimer_.Collect();
+}
+
+Evaluation Service::EvaluationOf(const Endpoint& ep) const {
+  Evaluation eval;
+  if (ep.ctl.judged) Evaluate(judged_.rules, ep.ctl.stats, ep.ctl.known, judged_.ref, &eval);
+  return eval;
+}
+
+void Service::Republish(const Config& cfg, std::vector<PendingEvent>* events) {
+  std::lock_guard lock(mu_);
+  // Weights stay, but a new panic threshold can start or end a panic.
+  Publish(cfg, clock_.NowNs(), events);
+  reclaimer_.Collect();
+}
+
+void Service::Publish(const Config& cfg, int64_t now, std::vector<PendingEvent>* events) {
+  auto* snap = new Snapshot();
+  snap->members = members_ ? members_ : std::make_shared<Membership>();
+  snap->max_latency_ms = cfg.limits.max_latency_ms;
+  Schedule& s = snap->schedule;
+  s.mode = cfg.picker.mode;
+  s.latency_decay_ns = double(cfg.picker.latency_decay_ms) * kNsPerMs;
+  s.error_cost = cfg.picker.error_cost;
+  s.keepalive_threshold = std::llround(cfg.picker.keepalive_share * 4294967296.0);
+  s.cycle = cycles_;
+
+  const WeightPlan plan = PlanWeights(cfg, now, controls_);
+  s.main.Build(plan.main_items, plan.main_weights);
+  if (!plan.probe_items.empty()) {
+    s.probes.Build(plan.probe_items, plan.probe_weights);
+    s.probe_threshold = plan.probe_threshold;
+  }
+  // Nothing to schedule at all (every weight 0, none isolated): round-robin rather than nothing.
+  s.panic = plan.panic ||
+            (plan.main_items.empty() && plan.probe_items.empty() && !endpoints_.empty());
+  if (plan.panic != panic_) {
+    events->push_back({plan.panic ? WT_EVENT_PANIC_ENTER : WT_EVENT_PANIC_EXIT, now, "", 0, 0,
+                       fmt::format(R"({{"threshold":{:g},"endpoints":{}}})", cfg.panic.threshold,
+                                   endpoints_.size())});
+    panic_ = plan.panic;
+  }
+  Snapshot* old = snapshot_.exchange(snap, std::memory_order_seq_cst);
+  if (old) reclaimer_.Retire([old] { delete old; });
+}
+
+Status Service::Pick(wt_pick* out) {
+  Guarded g(*this);
+  if (g.snap->members->endpoints.empty()) {
+    return {WT_ERR_NO_ENDPOINT, fmt::format("wt_service_pick: service \"{}\" has no endpoints", name_)};
+  }
+  g.snap->schedule.Pick(*g.snap->members, g.reader.random, out);
+  return Status::Ok();
+}
+
+Status Service::OutcomeError(const char* where, double latency_ms, int outcome,
+                             const Snapshot& snap) {
+  if (!(latency_ms >= 0 && latency_ms <= snap.max_latency_ms)) {
+    return InvalidArgument(fmt::format("{}: latency_ms must be finite and in [0, {:g}] "
+                                       "(limits.max_latency_ms), got {}",
+                                       where, snap.max_latency_ms, latency_ms));
+  }
+  return InvalidArgument(fmt::format("{}: outcome must be a wt_outcome (0..{}), got {}", where,
+                                     kOutcomes - 1, outcome));
+}
+
+Status Service::Record(Endpoint* ep, double latency_ms, int outcome, const Snapshot& snap) {
+  ep->stats.Record(latency_ms, outcome);
+  if (snap.schedule.mode == PickMode::kLoadAware) {
+    ep->load.Record(latency_ms, outcome != WT_OUTCOME_SUCCESS, clock_.NowNs(),
+                    snap.schedule.latency_decay_ns);
+  }
+  return Status::Ok();
+}
+
+Status Service::Finish(const wt_pick& pick, double latency_ms, int outcome, bool record) {
+  Guarded g(*this);
+  if (record) {
+    if (!ValidOutcome(latency_ms, outcome, *g.snap)) [[unlikely]] {
+      return OutcomeError("wt_service_complete", latency_ms, outcome, *g.snap);
+    }
+  }
+  Endpoint* ep = g.snap->members->Find(pick.key);
+  if (!ep) {
+    if (record) stale_reports_.fetch_add(1, std::memory_order_relaxed);
+    return {WT_ERR_STALE, fmt::format("wt_service_complete: endpoint key {:#x} is no longer in "
+                                      "service \"{}\"", pick.key, name_)};
+  }
+  if (pick.flags & WT_PICK_TRACKED) {
+    ep->load.Release(pick.flags >> kPickCycleShift, g.snap->schedule.cycle);
+  }
+  return record ? Record(ep, latency_ms, outcome, *g.snap) : Status::Ok();
+}
+
+Status Service::ReportKey(uint64_t key, double latency_ms, int outcome) {
+  Guarded g(*this);
+  if (!ValidOutcome(latency_ms, outcome, *g.snap)) [[unlikely]] {
+    return OutcomeError("wt_service_report_key", latency_ms, outcome, *g.snap);
+  }
+  Endpoint* ep = g.snap->members->Find(key);
+  if (!ep) {
+    stale_reports_.fetch_add(1, std::memory_order_relaxed);
+    return {WT_ERR_STALE, fmt::format("wt_service_report_key: endpoint key {:#x} is not in "
+                                      "service \"{}\"", key, name_)};
+  }
+  return Record(ep, latency_ms, outcome, *g.snap);
+}
+
+Status Service::ReportId(std::string_view id, double latency_ms, int outcome) {
+  Guarded g(*this);
+  if (!ValidOutcome(latency_ms, outcome, *g.snap)) [[unlikely]] {
+    return OutcomeError("wt_service_report", latency_ms, outcome, *g.snap);
+  }
+  Endpoint* ep = g.snap->members->Find(id);
+  if (!ep) {
+    return NotFound(fmt::format("wt_service_report: no endpoint \"{}\" in service \"{}\"", id, name_));
+  }
+  return Record(ep, latency_ms, outcome, *g.snap);
+}
+
+Status Service::ReportBatch(wt_report* reports, size_t count, size_t* recorded) {
+  Status first;
+  size_t n = 0;
+  for (size_t i = 0; i < count; ++i) {
+    Status s = ReportKey(reports[i].key, reports[i].latency_ms, reports[i].outcome);
+    reports[i].status = s.code();
+    if (s.ok()) ++n;
+    else if (first.ok()) first = Status(s.code(), fmt::format("entry {}: {}", i, s.message()));
+  }
+  if (recorded) *recorded = n;
+  return first;
+}
+
+Status Service::ReportResources(std::string_view id, const wt_resources& r) {
+  const double values[kResources] = {r.cpu, r.memory, r.thread_pool, r.connection_pool};
+  if (r.present & ~0xFu) {
+    return InvalidArgument(fmt::format("wt_service_report_resources: unknown bits {:#x} in present",
+                                       r.present & ~0xFu));
+  }
+  for (int i = 0; i < kResources; ++i) {
+    if ((r.present & (1u << i)) && !(values[i] >= 0 && values[i] <= 1)) {
+      return InvalidArgument(fmt::format("wt_service_report_resources: {} must be a fraction in "
+                                         "[0, 1], got {}", ResourceName(i), values[i]));
+    }
+  }
+  Guarded g(*this);
+  Endpoint* ep = g.snap->members->Find(id);
+  if (!ep) {
+    return NotFound(fmt::format("wt_service_report_resources: no endpoint \"{}\" in service \"{}\"",
+                                id, name_));
+  }
+  ep->stats.RecordResources(r);
+  return Status::Ok();
+}
+
+Status Service::KeyOf(std::string_view id, uint64_t* key) {
+  Guarded g(*this);
+  Endpoint* ep = g.snap->members->Find(id);
+  if (!ep) {
+    return NotFound(fmt::format("wt_service_endpoint_key: no endpoint \"{}\" in service \"{}\"", id, name_));
+  }
+  *key = ep->key;
+  return Status::Ok();
+}
+
+Status Service::IdOf(uint64_t key, std::string* id) {
+  Guarded g(*this);
+  Endpoint* ep = g.snap->members->Find(key);
+  if (!ep) {
+    return {WT_ERR_STALE, fmt::format("wt_service_endpoint_id: endpoint key {:#x} is not in "
+                                      "service \"{}\"", key, name_)};
+  }
+  *id = ep->id;
+  return Status::Ok();
+}
+
+}  // namespace weighted

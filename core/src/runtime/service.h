@@ -1,0 +1,115 @@
+// A service: its endpoint set (membership) and the orchestration of its controller cycle. The
+// cycle drains each endpoint's hot recorder into its window (stats/), ages the picker's load
+// estimates (pick/), judges and steps every endpoint (model/controller.h), plans the scheduling
+// weights (model/weights.h), builds the schedule (pick/) and publishes it in a new snapshot.
+// Writers (set_endpoints, the controller cycle, exports) serialise on the service's mutex; pick
+// and report only forward to the published snapshot and never take it.
+#pragma once
+
+#include <array>
+#include <atomic>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "config/config.h"
+#include "model/controller.h"
+#include "runtime/reclaim.h"
+#include "runtime/snapshot.h"
+#include "util/clock.h"
+#include "util/status.h"
+
+namespace weighted {
+
+class Engine;
+
+class Service {
+ public:
+  Service(std::string name, Engine& owner, Reclaimer& reclaimer, const Clock& clock,
+          const Config& cfg);
+  ~Service();
+  Service(const Service&) = delete;
+  Service& operator=(const Service&) = delete;
+
+  const std::string& name() const { return name_; }
+  Engine& owner() const { return owner_; }
+
+  // ---- writers ----
+  // On success writes the new set's epoch to *epoch (if not null).
+  Status SetEndpoints(const wt_endpoint_spec* specs, size_t count, const Config& cfg,
+                      std::vector<PendingEvent>* events, uint64_t* epoch = nullptr);
+  // One controller cycle at `now`: drain, window, evaluate, step, publish.
+  void Cycle(const Config& cfg, int64_t now, std::vector<PendingEvent>* events);
+  // Rebuilds the snapshot under a new config (reload) without a cycle.
+  void Republish(const Config& cfg, std::vector<PendingEvent>* events);
+
+  // ---- hot path (lock-free) ----
+  Status Pick(wt_pick* out);
+  // `finish` releases the pick's in-flight count; `record` records the outcome.
+  Status Finish(const wt_pick& pick, double latency_ms, int outcome, bool record);
+  Status ReportKey(uint64_t key, double latency_ms, int outcome);
+  Status ReportId(std::string_view id, double latency_ms, int outcome);
+  Status ReportBatch(wt_report* reports, size_t count, size_t* recorded);
+  Status ReportResources(std::string_view id, const wt_resources& r);
+  Status KeyOf(std::string_view id, uint64_t* key);
+  Status IdOf(uint64_t key, std::string* id);
+
+  // ---- observation (takes the mutex) ----
+  template <typename Fn> void Inspect(Fn&& fn) {
+    std::lock_guard lock(mu_);
+    fn(*this);
+  }
+  // Valid inside Inspect():
+  const std::vector<Endpoint*>& endpoints() const { return endpoints_; }
+  bool panic() const { return panic_; }
+  uint64_t epoch() const { return epoch_; }
+  uint64_t stale_reports() const { return stale_reports_.load(std::memory_order_relaxed); }
+  uint64_t removed_total(int outcome) const { return removed_totals_[outcome].load(); }
+  // Every rule's verdict on `ep` at the last cycle, as that cycle judged it (its rules and
+  // service reference, even if a reload changed the rules since); empty before its first.
+  Evaluation EvaluationOf(const Endpoint& ep) const;
+
+ private:
+  struct Guarded;  // a pinned snapshot for the duration of a hot-path call
+
+  void Publish(const Config& cfg, int64_t now, std::vector<PendingEvent>* events);
+  Status Record(Endpoint* ep, double latency_ms, int outcome, const Snapshot& snap);
+  // The check inline (every report pays it), the message out of line. NaN fails both
+  // comparisons; max_latency_ms is finite, so an infinity fails the second.
+  static bool ValidOutcome(double latency_ms, int outcome, const Snapshot& snap) {
+    return latency_ms >= 0 && latency_ms <= snap.max_latency_ms &&
+           static_cast<unsigned>(outcome) < static_cast<unsigned>(kOutcomes);
+  }
+  static Status OutcomeError(const char* where, double latency_ms, int outcome,
+                             const Snapshot& snap);
+  uint64_t NewKey();
+
+  const std::string name_;
+  const uint32_t key_salt_;  // first incarnation of every slot
+  Engine& owner_;
+  Reclaimer& reclaimer_;
+  const Clock& clock_;
+
+  std::mutex mu_;
+  std::vector<Endpoint*> endpoints_;  // owned; in the caller's order
+  std::vector<ControlState*> controls_;  // endpoints_[i]->ctl: what the model reads and steps
+  std::shared_ptr<const Membership> members_;
+  std::vector<uint32_t> slot_incarnation_;
+  std::vector<uint32_t> free_slots_;
+  uint64_t epoch_ = 0;
+  uint32_t cycles_ = 0;  // controller cycles run (tracked picks' in-flight counts expire by it)
+  bool had_endpoints_ = false;
+  bool panic_ = false;
+  Judgement judged_;  // the last cycle's rules and reference (EvaluationOf)
+  // Lifetime outcomes of removed endpoints, added when they are reclaimed: a report racing with
+  // the removal still lands on the endpoint, and is counted here once no reader holds it.
+  std::array<std::atomic<uint64_t>, kOutcomes> removed_totals_{};
+
+  std::atomic<Snapshot*> snapshot_{nullptr};
+  std::atomic<uint64_t> stale_reports_{0};
+};
+
+}  // namespace weighted

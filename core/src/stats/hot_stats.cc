@@ -1,0 +1,85 @@
+#include "stats/hot_stats.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace weighted {
+
+namespace {
+constexpr double kMicro = 1e6;
+}
+
+void HotStats::Record(double latency_ms, int outcome) {
+  // Latency statistics describe service time, so only answers that were served count. A fast
+  // failure (refused, 5xx) would make a broken endpoint look fast and raise its healthy peers'
+  // relative latency (Prequal's "sinkholing"); a timeout's latency is the client's deadline,
+  // and the timeout already counts as an error.
+  if (outcome != WT_OUTCOME_SUCCESS) {
+    // A business error's count goes before its bucket: Drain() relies on that order.
+    Count(outcome).fetch_add(1, std::memory_order_relaxed);
+    if (outcome != WT_OUTCOME_BUSINESS_ERROR) return;
+  }
+  const double us = latency_ms * 1000.0;
+  latency_sum_us_.fetch_add(static_cast<uint64_t>(us), std::memory_order_relaxed);
+  histogram_.Record(BucketOf(us));  // one bucket per served answer: its count is the latency count
+}
+
+void HotStats::RecordResources(const wt_resources& r) {
+  const double values[kResources] = {r.cpu, r.memory, r.thread_pool, r.connection_pool};
+  for (int i = 0; i < kResources; ++i) {
+    if (!(r.present & (1u << i))) continue;
+    resource_sum_[i].fetch_add(static_cast<uint64_t>(std::llround(values[i] * kMicro)),
+                               std::memory_order_relaxed);
+    resource_n_[i].fetch_add(1, std::memory_order_relaxed);
+  }
+}
+
+void HotStats::Drain(CycleSample* out) {
+  // A relaxed load first: an idle counter costs no locked exchange (a cycle drains every
+  // endpoint, and most resource counters are never used).
+  auto take = [](auto& a) { return a.load(std::memory_order_relaxed) ? a.exchange(0) : 0; };
+  auto add = [](std::atomic<uint64_t>& a, uint64_t n) {
+    a.store(a.load(std::memory_order_relaxed) + n, std::memory_order_relaxed);
+  };
+  // The histogram before the counts. A business error counts itself before it records its
+  // bucket (Record), so a bucket taken here has its count taken below, in this drain or an
+  // earlier one (the bucket's exchange acquires what its recorder did before it). The served
+  // total minus the business total can then lag the successes, never exceed them.
+  const bool had = !out->histogram.empty();
+  const uint64_t served = histogram_.Drain(&out->histogram);
+  if (had) std::sort(out->histogram.begin(), out->histogram.end());
+  out->latency_count += served;
+  add(drained_served_, served);
+  out->latency_sum_us += take(latency_sum_us_);
+  for (int i = 0; i < kOutcomes; ++i) {
+    if (i == WT_OUTCOME_SUCCESS) continue;
+    const uint64_t n = take(Count(i));
+    out->outcomes[i] += n;
+    add(drained_[i], n);
+  }
+  // Successes = served - business errors, as running totals: a business error whose count was
+  // taken but whose bucket was not makes the difference lag by one, and the next drain that
+  // takes the bucket hands the success on. Once all is drained the total is exact.
+  const uint64_t served_total = drained_served_.load(std::memory_order_relaxed);
+  const uint64_t business_total = drained_[WT_OUTCOME_BUSINESS_ERROR].load(std::memory_order_relaxed);
+  const uint64_t handed = drained_[WT_OUTCOME_SUCCESS].load(std::memory_order_relaxed);
+  if (served_total > business_total + handed) {
+    const uint64_t n = served_total - business_total - handed;
+    out->outcomes[WT_OUTCOME_SUCCESS] += n;
+    add(drained_[WT_OUTCOME_SUCCESS], n);
+  }
+  for (int i = 0; i < kResources; ++i) {
+    out->resource_sum[i] += take(resource_sum_[i]) / kMicro;
+    out->resource_n[i] += take(resource_n_[i]);
+  }
+}
+
+uint64_t HotStats::Lifetime(int outcome) const {
+  auto get = [](const std::atomic<uint64_t>& a) { return a.load(std::memory_order_relaxed); };
+  if (outcome != WT_OUTCOME_SUCCESS) return get(drained_[outcome]) + get(Count(outcome));
+  const uint64_t served = get(drained_served_) + histogram_.Pending();
+  const uint64_t business = Lifetime(WT_OUTCOME_BUSINESS_ERROR);
+  return served > business ? served - business : 0;
+}
+
+}  // namespace weighted

@@ -1,0 +1,44 @@
+// The sliding window over an endpoint's recent cycle samples and the statistics the rules read
+// (S-P1: windowed values, not instantaneous ones).
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <vector>
+
+#include "stats/cycle_sample.h"
+#include "stats/signals.h"
+
+namespace weighted {
+
+// Statistics of one endpoint over the sliding window.
+struct WindowStats {
+  uint64_t requests = 0;  // all outcomes
+  std::array<uint64_t, kOutcomes> outcomes{};
+  double error_rate = 0;  // every non-success outcome / requests
+  uint64_t latency_samples = 0;  // served answers, which the latency statistics describe
+  double mean_ms = 0, p95_ms = 0, p99_ms = 0;
+  std::array<double, kResources> resources{};      // window averages
+  std::array<bool, kResources> resource_known{};   // any sample in the window
+  double Rate(int outcome) const { return requests ? double(outcomes[outcome]) / requests : 0; }
+};
+
+// The last `slots` cycle samples, in a ring of exactly `slots` entries (a std::deque costs
+// ~600 bytes per endpoint before it holds anything).
+class Window {
+ public:
+  // The slot for a new sample, emptied (the oldest is dropped when the window is full).
+  CycleSample& Next(size_t slots);
+  void Push(CycleSample sample, size_t slots) { Next(slots) = std::move(sample); }
+  void Clear() { start_ = count_ = 0; }
+  WindowStats Compute() const;
+
+ private:
+  void Resize(size_t slots);
+  const CycleSample& At(size_t i) const { return ring_[(start_ + i) % ring_.size()]; }  // 0 = oldest
+
+  std::vector<CycleSample> ring_;
+  size_t start_ = 0, count_ = 0;
+};
+
+}  // namespace weighted

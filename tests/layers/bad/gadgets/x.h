@@ -1,0 +1,1 @@
+// Fixture: a folder that is not a layer.

@@ -1,0 +1,2 @@
+// Fixture for the layering check: an include without its layer folder.
+#include "window.h"

@@ -1,0 +1,2 @@
+// Fixture for the layering check: a bottom layer reaching up.
+#include "model/rules.h"
