@@ -1,8 +1,41 @@
 #include "pick/load_estimate.h"
 
+#include <cmath>
+
 #include "weighted/weighted.h"
 
 namespace weighted {
+
+void LoadEstimate::Record(double latency_ms, bool failed, int64_t now, double decay_ns) {
+  // Every estimate here is updated racily (plain loads and stores, no read-modify-write): two
+  // reports racing on one endpoint may lose one sample's influence, never corrupt a value, and
+  // a report pays no locked instruction for them.
+  auto decay_since = [&](std::atomic<int64_t>& at) {
+    const double dt = double(now - at.load(std::memory_order_relaxed));
+    at.store(now, std::memory_order_relaxed);
+    return std::exp(-std::max(dt, 0.0) / decay_ns);
+  };
+  const double prev = ewma_ms.load(std::memory_order_relaxed);
+  // Peak EWMA (Finagle): a slower sample is taken at once, faster ones decay in with tau. A
+  // failure may raise the estimate but never lower it: an endpoint that fails in 1 ms must not
+  // look fast and attract traffic (Prequal's "sinkholing").
+  if (!failed || prev <= 0 || latency_ms > prev) {
+    const double w = decay_since(ewma_at_ns);
+    const double next = latency_ms > prev || prev <= 0 ? latency_ms : prev * w + latency_ms * (1 - w);
+    ewma_ms.store(std::max(next, 1e-3), std::memory_order_relaxed);
+  }
+  // Recent failure share over the last ~16 outcomes: reacts within a few requests, where the
+  // controller's window reacts within a cycle.
+  const double f = failure_ewma.load(std::memory_order_relaxed);
+  failure_ewma.store(f + ((failed ? 1.0 : 0.0) - f) / 16.0, std::memory_order_relaxed);
+  // Failure share over the decay time: both sums decay alike, so their ratio needs no decay
+  // when read, and it stays put while the endpoint gets no picks.
+  const double w = decay_since(fail_at_ns);
+  const double fails = fail_decayed.load(std::memory_order_relaxed) * w + (failed ? 1 : 0);
+  const double all = outcomes_decayed.load(std::memory_order_relaxed) * w + 1;
+  fail_decayed.store(fails, std::memory_order_relaxed);
+  outcomes_decayed.store(all, std::memory_order_relaxed);
+}
 
 void LoadEstimate::NewCycle(uint32_t cycle, const CycleSample& sample, uint64_t clean_results) {
   inflight[cycle & 1].store(0, std::memory_order_relaxed);

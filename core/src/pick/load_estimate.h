@@ -7,7 +7,6 @@
 #include <algorithm>
 #include <array>
 #include <atomic>
-#include <cmath>
 #include <cstdint>
 
 #include "stats/cycle_sample.h"
@@ -51,8 +50,8 @@ struct LoadEstimate {
       inflight[counted & 1].fetch_sub(1, std::memory_order_relaxed);
     }
   }
-  // One outcome at engine time `now_ns`; `decay_ns` is the picker's time constant. Inline, like
-  // FailureShare: both are on the report and pick paths.
+  // One outcome at engine time `now_ns`; `decay_ns` is the picker's time constant. Out of line:
+  // inlined, its two exp() calls made the weighted mode's report path too large to inline.
   void Record(double latency_ms, bool failed, int64_t now_ns, double decay_ns);
   // Cycle `cycle` begins with `sample` just drained: the counts of cycle - 2 expire, and the
   // failure estimates age (see the definition).
@@ -61,38 +60,7 @@ struct LoadEstimate {
   double FailureShare() const;
 };
 
-// ---- inline definitions (the hot path) ----
-
-inline void LoadEstimate::Record(double latency_ms, bool failed, int64_t now, double decay_ns) {
-  // Every estimate here is updated racily (plain loads and stores, no read-modify-write): two
-  // reports racing on one endpoint may lose one sample's influence, never corrupt a value, and
-  // a report pays no locked instruction for them.
-  auto decay_since = [&](std::atomic<int64_t>& at) {
-    const double dt = double(now - at.load(std::memory_order_relaxed));
-    at.store(now, std::memory_order_relaxed);
-    return std::exp(-std::max(dt, 0.0) / decay_ns);
-  };
-  const double prev = ewma_ms.load(std::memory_order_relaxed);
-  // Peak EWMA (Finagle): a slower sample is taken at once, faster ones decay in with tau. A
-  // failure may raise the estimate but never lower it: an endpoint that fails in 1 ms must not
-  // look fast and attract traffic (Prequal's "sinkholing").
-  if (!failed || prev <= 0 || latency_ms > prev) {
-    const double w = decay_since(ewma_at_ns);
-    const double next = latency_ms > prev || prev <= 0 ? latency_ms : prev * w + latency_ms * (1 - w);
-    ewma_ms.store(std::max(next, 1e-3), std::memory_order_relaxed);
-  }
-  // Recent failure share over the last ~16 outcomes: reacts within a few requests, where the
-  // controller's window reacts within a cycle.
-  const double f = failure_ewma.load(std::memory_order_relaxed);
-  failure_ewma.store(f + ((failed ? 1.0 : 0.0) - f) / 16.0, std::memory_order_relaxed);
-  // Failure share over the decay time: both sums decay alike, so their ratio needs no decay
-  // when read, and it stays put while the endpoint gets no picks.
-  const double w = decay_since(fail_at_ns);
-  const double fails = fail_decayed.load(std::memory_order_relaxed) * w + (failed ? 1 : 0);
-  const double all = outcomes_decayed.load(std::memory_order_relaxed) * w + 1;
-  fail_decayed.store(fails, std::memory_order_relaxed);
-  outcomes_decayed.store(all, std::memory_order_relaxed);
-}
+// Inline: the load-aware pick reads it for two or three candidates.
 
 inline double LoadEstimate::FailureShare() const {
   // The larger of the fast estimate (last ~16 outcomes, halved each cycle: reacts within a few

@@ -238,6 +238,15 @@ void Service::Publish(const Config& cfg, int64_t now, std::vector<PendingEvent>*
   if (old) reclaimer_.Retire([old] { delete old; });
 }
 
+inline Status Service::Record(Endpoint* ep, double latency_ms, int outcome, const Snapshot& snap) {
+  ep->stats.Record(latency_ms, outcome);
+  if (snap.schedule.mode == PickMode::kLoadAware) {
+    ep->load.Record(latency_ms, outcome != WT_OUTCOME_SUCCESS, clock_.NowNs(),
+                    snap.schedule.latency_decay_ns);
+  }
+  return Status::Ok();
+}
+
 Status Service::Pick(wt_pick* out) {
   Guarded g(*this);
   if (g.snap->members->endpoints.empty()) {
@@ -256,15 +265,6 @@ Status Service::OutcomeError(const char* where, double latency_ms, int outcome,
   }
   return InvalidArgument(fmt::format("{}: outcome must be a wt_outcome (0..{}), got {}", where,
                                      kOutcomes - 1, outcome));
-}
-
-Status Service::Record(Endpoint* ep, double latency_ms, int outcome, const Snapshot& snap) {
-  ep->stats.Record(latency_ms, outcome);
-  if (snap.schedule.mode == PickMode::kLoadAware) {
-    ep->load.Record(latency_ms, outcome != WT_OUTCOME_SUCCESS, clock_.NowNs(),
-                    snap.schedule.latency_decay_ns);
-  }
-  return Status::Ok();
 }
 
 Status Service::Finish(const wt_pick& pick, double latency_ms, int outcome, bool record) {

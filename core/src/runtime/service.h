@@ -76,7 +76,10 @@ class Service {
   struct Guarded;  // a pinned snapshot for the duration of a hot-path call
 
   void Publish(const Config& cfg, int64_t now, std::vector<PendingEvent>* events);
-  Status Record(Endpoint* ep, double latency_ms, int outcome, const Snapshot& snap);
+  // Every report path ends here; always inlined into them (a call and a returned Status cost
+  // ~25 instructions per report).
+  [[gnu::always_inline]] inline Status Record(Endpoint* ep, double latency_ms, int outcome,
+                                              const Snapshot& snap);
   // The check inline (every report pays it), the message out of line. NaN fails both
   // comparisons; max_latency_ms is finite, so an infinity fails the second.
   static bool ValidOutcome(double latency_ms, int outcome, const Snapshot& snap) {
