@@ -84,17 +84,17 @@ struct Fleet {
     Check(wt_engine_create(config, std::strlen(config), WT_CLOCK_MANUAL, &engine), "create");
     Check(wt_engine_service(engine, "bench", &service), "service");
     std::vector<std::string> ids(n);
-    std::vector<wt_endpoint_spec> specs(n);
+    std::vector<wt_endpoint_spec> specs(n, wt_endpoint_spec WT_ENDPOINT_SPEC_INIT);
     for (int i = 0; i < n; ++i) {
       ids[i] = "10." + std::to_string(i >> 16) + "." + std::to_string((i >> 8) & 255) + "." +
                std::to_string(i & 255) + ":8080";
-      specs[i] = {ids[i].c_str(), double(BaseWeight(i))};
+      specs[i].id = ids[i].c_str();
+      specs[i].base_weight = double(BaseWeight(i));
     }
-    Check(wt_service_set_endpoints(service, specs.data(), specs.size()), "set_endpoints");
     keys.resize(n);
-    for (int i = 0; i < n; ++i) {
-      Check(wt_service_endpoint_key(service, ids[i].c_str(), &keys[i]), "endpoint_key");
-    }
+    Check(wt_service_set_endpoints(service, specs.data(), specs.size(), nullptr, keys.data(),
+                                   nullptr),
+          "set_endpoints");
   }
   ~Fleet() { wt_engine_destroy(engine); }
   Fleet(const Fleet&) = delete;
@@ -134,7 +134,7 @@ std::vector<int> Weights(int n) {
 
 void BM_Pick_Engine(benchmark::State& state) {
   Fleet& f = SharedFleet(int(state.range(0)));
-  wt_pick p;
+  wt_pick p = WT_PICK_INIT;
   for (auto _ : state) {
     wt_service_pick(f.service, &p);
     benchmark::DoNotOptimize(p);
@@ -203,7 +203,7 @@ void PickReportLoop(benchmark::State& state, bool load_aware) {
   Fleet& f = SharedFleet(int(state.range(0)), load_aware);
   const auto& lat = Latencies();
   uint64_t i = uint64_t(state.thread_index()) * 7919;
-  wt_pick p;
+  wt_pick p = WT_PICK_INIT;
   for (auto _ : state) {
     wt_service_pick(f.service, &p);
     benchmark::DoNotOptimize(
@@ -276,7 +276,7 @@ void BM_Cycle_Engine(benchmark::State& state) {
     const auto t1 = std::chrono::steady_clock::now();
     cpu_s += ThreadCpuSeconds() - c0;
     state.SetIterationTime(std::chrono::duration<double>(t1 - t0).count());
-    wt_event ev;
+    wt_event ev = WT_EVENT_INIT;
     int has = 1;
     while (has) Check(wt_engine_poll_event(f.engine, &ev, &has), "poll");
   }
@@ -352,7 +352,7 @@ void BM_Memory(benchmark::State& state) {
         f.Traffic(per_endpoint, &seq);
         Check(wt_engine_run_cycle(f.engine), "cycle");
       }
-      wt_event ev;
+      wt_event ev = WT_EVENT_INIT;
       int has = 1;
       while (has) Check(wt_engine_poll_event(f.engine, &ev, &has), "poll");
       const size_t after_traffic = HeapInUse();

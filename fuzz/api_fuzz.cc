@@ -11,7 +11,11 @@
 //   - snapshots are JSON, and every outcome the engine accepted is in its totals exactly once:
 //     per service, the sum of live `totals` and `removed_totals` equals the count of WT_OK
 //     reports, and `stale_reports` the count of WT_ERR_STALE ones;
-//   - rejected calls leave the snapshot unchanged (checked for set_endpoints and reload).
+//   - rejected calls leave the snapshot unchanged (checked for set_endpoints and reload);
+//   - set_endpoints hands back each endpoint's key (the one endpoint_key gives), a pick's user
+//     pointer is the one its spec gave, and every user pointer the engine took is released
+//     exactly once by the time the engine is destroyed (or its service removed), never one it
+//     refused.
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -30,9 +34,20 @@ namespace {
 
 using nlohmann::json;
 
+
 [[noreturn]] void Fail(const std::string& what) {
   std::fprintf(stderr, "fuzz_api: %s\n", what.c_str());
   std::abort();
+}
+
+// User pointers the engine holds: tokens are distinct addresses that point at nothing.
+std::map<uintptr_t, int> g_held;
+uintptr_t g_next_token = 0x1000;
+
+void ReleaseToken(void* user) {
+  auto it = g_held.find(reinterpret_cast<uintptr_t>(user));
+  if (it == g_held.end()) Fail("released a user pointer the engine does not hold (twice?)");
+  g_held.erase(it);
 }
 
 // Reads the fuzz input front to back; past the end every read is 0.
@@ -107,6 +122,7 @@ struct ServiceModel {
   wt_service* handle = nullptr;
   std::string name;
   std::map<uint64_t, std::vector<std::string>> sets;  // epoch -> ids in order
+  std::map<uint64_t, std::vector<void*>> users;        // epoch -> user pointers in order
   uint64_t epoch = 0;
   uint64_t recorded = 0;  // WT_OK outcomes
   uint64_t stale = 0;     // WT_ERR_STALE outcomes (counted by the engine)
@@ -119,7 +135,7 @@ class Driver {
   ~Driver() { Destroy(); }
 
   void Step() {
-    const uint8_t op = in_.Byte() % 20;
+    const uint8_t op = in_.Byte() % 21;
     if (!engine_ && op != 19) return Create();
     switch (op) {
       case 0: return Create();
@@ -141,6 +157,7 @@ class Driver {
       case 17: return Lookup();
       case 18: return Destroy();
       case 19: return ValidateBytes();
+      case 20: return RemoveService();
     }
   }
 
@@ -193,6 +210,14 @@ class Driver {
     wt_engine_destroy(engine_);
     engine_ = nullptr;
     services_.clear();
+    if (!g_held.empty()) Fail("the destroyed engine did not release every user pointer it took");
+  }
+
+  void RemoveService() {
+    if (services_.empty()) return;
+    const size_t i = in_.Below(services_.size());
+    Expect(wt_service_remove(services_[i].handle), {WT_OK}, "service_remove");
+    services_.erase(services_.begin() + i);
   }
 
   void GetService() {
@@ -219,7 +244,7 @@ class Driver {
     if (!m) return;
     const size_t n = in_.Byte() % 9;
     std::vector<std::string> ids(n);
-    std::vector<wt_endpoint_spec> specs(n);
+    std::vector<wt_endpoint_spec> specs(n, wt_endpoint_spec WT_ENDPOINT_SPEC_INIT);
     for (size_t i = 0; i < n; ++i) {
       const uint8_t k = in_.Byte();
       if (k < 240) ids[i] = kIds[k % std::size(kIds)];
@@ -230,32 +255,54 @@ class Driver {
       const uint8_t w = in_.Byte();
       specs[i].id = ids[i].c_str();
       specs[i].base_weight = w < 200 ? 1 + w % 100 : in_.Double();
+      if (in_.Byte() & 1) specs[i].user = reinterpret_cast<void*>(g_next_token += 16);
     }
+    if (n > 0 && in_.Byte() == 255) specs[in_.Below(n)].size = in_.Below(48);  // a bad size
+    wt_endpoints_options options = WT_ENDPOINTS_OPTIONS_INIT;
+    options.release_user = ReleaseToken;
     const wt_endpoint_spec* p = specs.data();
     if (n == 0 && in_.Byte() & 1) p = nullptr;  // NULL with count 0 is an empty set
     const std::string before = Snapshot();
-    // Either entry point; the _epoch one must name the epoch the model expects.
+    // With or without the optional outputs; the epoch must be the one the model expects.
     const bool with_epoch = in_.Byte() & 1;
+    const bool with_keys = in_.Byte() & 1;
+    const bool with_release = in_.Byte() & 1;
     uint64_t epoch = 0;
-    const wt_status s = Expect(with_epoch ? wt_service_set_endpoints_epoch(m->handle, p, n, &epoch)
-                                          : wt_service_set_endpoints(m->handle, p, n),
-                               {WT_OK, WT_ERR_INVALID_ARGUMENT, WT_ERR_DUPLICATE, WT_ERR_LIMIT},
-                               "set_endpoints");
+    std::vector<uint64_t> keys(n, 0);
+    const wt_status s = Expect(
+        wt_service_set_endpoints(m->handle, p, n, with_release ? &options : nullptr,
+                                 with_keys ? keys.data() : nullptr, with_epoch ? &epoch : nullptr),
+        {WT_OK, WT_ERR_INVALID_ARGUMENT, WT_ERR_DUPLICATE, WT_ERR_LIMIT}, "set_endpoints");
     if (s != WT_OK) {
       if (Snapshot() != before) Fail("a rejected set_endpoints changed the state");
-      if (with_epoch && epoch != 0) Fail("a rejected set_endpoints_epoch wrote its epoch");
+      if (epoch != 0) Fail("a rejected set_endpoints wrote its epoch");
+      for (uint64_t k : keys) {
+        if (k != 0) Fail("a rejected set_endpoints wrote keys");
+      }
       return;
     }
-    if (with_epoch && epoch != m->epoch + 1) Fail("set_endpoints_epoch named another epoch");
+    if (with_epoch && epoch != m->epoch + 1) Fail("set_endpoints named another epoch");
     std::vector<std::string> set;
-    for (const std::string& id : ids) set.push_back(id.c_str());
+    std::vector<void*> users;
+    for (size_t i = 0; i < n; ++i) {
+      set.push_back(ids[i].c_str());
+      users.push_back(specs[i].user);
+      // Held only with a release function: without one the engine never gives them back.
+      if (specs[i].user && with_release) g_held[reinterpret_cast<uintptr_t>(specs[i].user)] = 1;
+    }
     m->sets[++m->epoch] = set;
+    m->users[m->epoch] = users;
+    for (size_t i = 0; with_keys && i < n; ++i) {
+      uint64_t k = 0;
+      Expect(wt_service_endpoint_key(m->handle, set[i].c_str(), &k), {WT_OK}, "endpoint_key");
+      if (k != keys[i]) Fail("set_endpoints handed back another key than endpoint_key gives");
+    }
   }
 
   void Pick() {
     ServiceModel* m = AnyService();
     if (!m) return;
-    wt_pick p{};
+    wt_pick p = WT_PICK_INIT;
     const wt_status s = Expect(wt_service_pick(m->handle, &p), {WT_OK, WT_ERR_NO_ENDPOINT}, "pick");
     if (s != WT_OK) {
       if (m->epoch && !m->sets[m->epoch].empty()) Fail("no endpoint picked from a non-empty set");
@@ -264,6 +311,7 @@ class Driver {
     if (p.epoch != m->epoch) Fail("a pick saw an epoch that is not the one in force");
     const auto& set = m->sets[p.epoch];
     if (p.index >= set.size()) Fail("a pick index outside its set");
+    if (p.user != m->users[p.epoch][p.index]) Fail("a pick's user pointer is not its spec's");
     char id[300];
     size_t len = 0;
     Expect(wt_service_endpoint_id(m->handle, p.key, id, sizeof id, &len), {WT_OK}, "endpoint_id");
@@ -279,7 +327,7 @@ class Driver {
       m->picks.erase(m->picks.begin() + i);  // each pick is finished at most once
       return p;
     }
-    wt_pick p{};
+    wt_pick p = WT_PICK_INIT;
     p.key = in_.U64();
     p.epoch = in_.U32();
     p.index = in_.U32();
@@ -345,7 +393,7 @@ class Driver {
   void ReportBatch() {
     ServiceModel* m = AnyService();
     if (!m) return;
-    std::vector<wt_report> batch(in_.Byte() % 6);
+    std::vector<wt_report> batch(in_.Byte() % 6, wt_report WT_REPORT_INIT);
     for (wt_report& r : batch) {
       r.key = SomeKey(m);
       r.latency_ms = in_.Double();
@@ -369,7 +417,7 @@ class Driver {
     ServiceModel* m = AnyService();
     if (!m) return;
     const std::string id = SomeId();
-    wt_resources r{};
+    wt_resources r = WT_RESOURCES_INIT;
     r.present = in_.Byte() < 240 ? in_.Byte() & 0xF : in_.U32();
     r.cpu = in_.Double();
     r.memory = in_.Byte() < 128 ? 0.5 : in_.Double();
@@ -438,7 +486,7 @@ class Driver {
 
   void PollEvents() {
     for (int i = 0; i < 8; ++i) {
-      wt_event ev;
+      wt_event ev = WT_EVENT_INIT;
       int has = 0;
       Expect(wt_engine_poll_event(engine_, &ev, &has), {WT_OK}, "poll_event");
       if (!has) return;

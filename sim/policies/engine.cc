@@ -37,9 +37,13 @@ class Engine final : public Policy {
     const std::string text = config.dump();
     Check(wt_engine_create(text.data(), text.size(), WT_CLOCK_MANUAL, &engine_), "wt_engine_create");
     Check(wt_engine_service(engine_, "sim", &service_), "wt_engine_service");
-    std::vector<wt_endpoint_spec> specs;
-    for (size_t i = 0; i < ids_.size(); ++i) specs.push_back({ids_[i].c_str(), env.weights[i]});
-    Check(wt_service_set_endpoints(service_, specs.data(), specs.size()), "wt_service_set_endpoints");
+    std::vector<wt_endpoint_spec> specs(ids_.size(), wt_endpoint_spec WT_ENDPOINT_SPEC_INIT);
+    for (size_t i = 0; i < ids_.size(); ++i) {
+      specs[i].id = ids_[i].c_str();
+      specs[i].base_weight = env.weights[i];
+    }
+    Check(wt_service_set_endpoints(service_, specs.data(), specs.size(), nullptr, nullptr, nullptr),
+          "wt_service_set_endpoints");
   }
   ~Engine() override { wt_engine_destroy(engine_); }
   Engine(const Engine&) = delete;
@@ -52,7 +56,7 @@ class Engine final : public Policy {
   }
 
   Pick PickBackend(int64_t) override {
-    wt_pick p;
+    wt_pick p = WT_PICK_INIT;
     Check(wt_service_pick(service_, &p), "wt_service_pick");
     Pick out;
     out.backend = static_cast<int>(p.index);
@@ -60,21 +64,23 @@ class Engine final : public Policy {
     out.epoch = p.epoch;
     out.index = p.index;
     out.flags = p.flags;
+    out.ticket = p.ticket;
     return out;
   }
 
   void OnComplete(const Completion& c, int64_t) override {
-    wt_pick p;
+    wt_pick p = WT_PICK_INIT;
     p.key = c.pick.key;
     p.epoch = c.pick.epoch;
     p.index = c.pick.index;
     p.flags = c.pick.flags;
+    p.ticket = c.pick.ticket;
     Check(wt_service_complete(service_, &p, c.latency_ms, ToEngine(c.outcome)),
           "wt_service_complete");
   }
 
   void OnReport(int backend, const BackendReport& r, int64_t) override {
-    wt_resources res{};
+    wt_resources res = WT_RESOURCES_INIT;
     res.present = WT_RES_CPU | WT_RES_MEMORY;
     res.cpu = r.cpu;
     res.memory = r.memory;

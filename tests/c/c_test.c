@@ -20,7 +20,14 @@ static int failures = 0;
 static int events_seen = 0;
 static void on_event(void* user, const wt_event* ev) {
   (void)user;
-  if (ev->type > 0 && ev->service != NULL) ++events_seen;
+  if (ev->size >= sizeof(wt_event) && ev->type > 0 && ev->service != NULL) ++events_seen;
+}
+
+/* Counts releases of the user pointers below (each points at its own counter). */
+static void release_counter(void* user) { ++*(int*)user; }
+static void pin_counter(void* ctx, void* user) {
+  (void)user;
+  ++*(int*)ctx;
 }
 
 int main(void) {
@@ -28,22 +35,28 @@ int main(void) {
                     "\"error_rate\", \"threshold\": 0.01, \"penalty\": 1.0}]}";
   wt_engine* e = NULL;
   wt_service* s = NULL;
-  wt_pick pick;
-  wt_event ev;
+  wt_pick pick = WT_PICK_INIT;
+  wt_event ev = WT_EVENT_INIT;
   int has = 0, i;
+  int released[3] = {0, 0, 0}, callback_released = 0, pins = 0;
   char* text = NULL;
   char id[64];
   size_t len = 0, recorded = 0;
   uint64_t key = 0;
-  uint64_t epoch = 0;
+  uint64_t epoch = 0, keys[3] = {0, 0, 0};
   int64_t now = 0;
-  wt_resources res;
-  wt_report batch[2];
-  wt_endpoint_spec eps[3];
+  wt_resources res = WT_RESOURCES_INIT;
+  wt_report batch[2] = {WT_REPORT_INIT, WT_REPORT_INIT};
+  wt_endpoint_spec eps[3] = {WT_ENDPOINT_SPEC_INIT, WT_ENDPOINT_SPEC_INIT, WT_ENDPOINT_SPEC_INIT};
+  wt_endpoints_options options = WT_ENDPOINTS_OPTIONS_INIT;
 
   CHECK(wt_version_number() == WT_VERSION_NUMBER);
-  CHECK(strcmp(wt_version_string(), "1.0.0") == 0);
+  CHECK(strcmp(wt_version_string(), "2.0.0") == 0);
   CHECK(strcmp(wt_status_name(WT_ERR_CONFIG_PARSE), "WT_ERR_CONFIG_PARSE") == 0);
+  CHECK(strcmp(wt_outcome_name(WT_OUTCOME_HTTP_5XX), "http_5xx") == 0);
+  CHECK(wt_outcome_name(WT_OUTCOME_COUNT) == NULL);
+  CHECK(strcmp(wt_event_type_name(WT_EVENT_ISOLATED), "isolated") == 0);
+  CHECK(wt_event_type_name(0) == NULL);
   CHECK(wt_config_validate(cfg, strlen(cfg)) == WT_OK);
   CHECK(wt_config_validate("{\"nope\": 1}", 11) == WT_ERR_CONFIG_INVALID);
   CHECK(strstr(wt_last_error(), "nope") != NULL);
@@ -51,17 +64,19 @@ int main(void) {
   wt_free(text);
 
   CHECK(wt_engine_create(cfg, strlen(cfg), WT_CLOCK_MANUAL, &e) == WT_OK);
-  CHECK(wt_engine_set_event_callback(e, on_event, NULL) == WT_OK);
+  CHECK(wt_engine_set_event_callback(e, on_event, &callback_released, release_counter) == WT_OK);
   CHECK(wt_engine_service(e, "orders", &s) == WT_OK);
-  eps[0].id = "a"; eps[0].base_weight = 1;
-  eps[1].id = "b"; eps[1].base_weight = 1;
-  eps[2].id = "c"; eps[2].base_weight = 2;
-  CHECK(wt_service_set_endpoints(s, eps, 3) == WT_OK);
+  eps[0].id = "a"; eps[0].base_weight = 1; eps[0].user = &released[0];
+  eps[1].id = "b"; eps[1].base_weight = 1; eps[1].user = &released[1];
+  eps[2].id = "c"; eps[2].base_weight = 2; eps[2].user = &released[2];
+  options.release_user = release_counter;
+  CHECK(wt_service_set_endpoints(s, eps, 3, &options, keys, NULL) == WT_OK);
+  CHECK(wt_service_endpoint_key(s, "b", &key) == WT_OK && key == keys[1]);
 
   for (i = 0; i < 1000; ++i) {
     CHECK(wt_engine_advance(e, 5000000) == WT_OK); /* 5 ms */
     CHECK(wt_service_pick(s, &pick) == WT_OK);
-    CHECK(pick.index < 3 && pick.epoch == 1);
+    CHECK(pick.index < 3 && pick.epoch == 1 && pick.user == &released[pick.index]);
     CHECK(wt_service_complete(s, &pick, 10.0, pick.index == 0 ? WT_OUTCOME_HTTP_5XX
                                                                : WT_OUTCOME_SUCCESS) == WT_OK);
   }
@@ -70,7 +85,7 @@ int main(void) {
   CHECK(wt_engine_poll_event(e, &ev, &has) == WT_OK && has == 1);
   CHECK(ev.type == WT_EVENT_ENDPOINT_ADDED && strcmp(ev.endpoint, "a") == 0);
 
-  res.present = WT_RES_CPU | WT_RES_MEMORY;
+  res.present = WT_RES_CPU | WT_RES_MEMORY;  /* size: WT_RESOURCES_INIT */
   res.cpu = 0.5; res.memory = 0.25; res.thread_pool = 0; res.connection_pool = 0;
   CHECK(wt_service_report_resources(s, "b", &res) == WT_OK);
   CHECK(wt_service_report(s, "b", 3.0, WT_OUTCOME_SUCCESS) == WT_OK);
@@ -81,11 +96,16 @@ int main(void) {
   batch[0].key = key; batch[0].latency_ms = 2; batch[0].outcome = 0;
   batch[1].key = key; batch[1].latency_ms = 2; batch[1].outcome = 0;
   CHECK(wt_service_report_batch(s, batch, 2, &recorded) == WT_OK && recorded == 2);
-  CHECK(wt_service_pick(s, &pick) == WT_OK);
+  CHECK(wt_service_pick_pinned(s, &pick, pin_counter, &pins) == WT_OK && pins == 1);
   CHECK(wt_service_cancel(s, &pick) == WT_OK);
-  CHECK(wt_service_set_endpoints_epoch(s, eps, 3, &epoch) == WT_OK && epoch == 2);
+  CHECK(released[0] + released[1] + released[2] == 0); /* the set is still in force */
+  CHECK(wt_service_set_endpoints(s, eps, 3, NULL, NULL, &epoch) == WT_OK && epoch == 2);
+  CHECK(released[0] == 1 && released[1] == 1 && released[2] == 1); /* the first set's, once */
   CHECK(wt_service_pick(s, &pick) == WT_OK && pick.epoch == epoch);
   CHECK(wt_service_cancel(s, &pick) == WT_OK);
+  pick.size = 8; /* a struct that is too small is refused, not overrun */
+  CHECK(wt_service_pick(s, &pick) == WT_ERR_INVALID_ARGUMENT);
+  pick.size = sizeof pick;
   CHECK(wt_engine_run_cycle(e) == WT_OK);
 
   CHECK(wt_engine_snapshot_json(e, &text, &len) == WT_OK && len == strlen(text));
@@ -99,7 +119,10 @@ int main(void) {
   CHECK(wt_engine_reload(e, "{\"profile\": 1}", 14) == WT_ERR_CONFIG_INVALID);
   CHECK(wt_engine_reload_from_file(e, "/nonexistent.json") == WT_ERR_IO);
   CHECK(wt_outcome_from_http_status(502) == WT_OUTCOME_HTTP_5XX);
-  CHECK(wt_engine_set_event_callback(e, NULL, NULL) == WT_OK);
+  CHECK(wt_service_remove(s) == WT_OK);
+  CHECK(wt_engine_poll_event(e, &ev, &has) == WT_OK);
+  CHECK(wt_engine_set_event_callback(e, NULL, NULL, NULL) == WT_OK);
+  CHECK(callback_released == 1);
   wt_engine_destroy(e);
   wt_engine_destroy(NULL);
   CHECK(wt_engine_create_from_file("/nonexistent.json", WT_CLOCK_REAL, &e) == WT_ERR_IO);

@@ -35,7 +35,7 @@ class Api : public ::testing::Test {
     ASSERT_EQ(wt_service_pick(h.svc(), &pick), WT_OK);
   }
   Harness h;
-  wt_pick pick{};
+  wt_pick pick = WT_PICK_INIT;
 };
 
 TEST_F(Api, BadOutcomesAreRejectedWithTheirReason) {
@@ -47,9 +47,9 @@ TEST_F(Api, BadOutcomesAreRejectedWithTheirReason) {
                   "limits.max_latency_ms");
   EXPECT_REJECTED(h, wt_service_complete(h.svc(), &pick, 1, 7), WT_ERR_INVALID_ARGUMENT, "got 7");
   EXPECT_REJECTED(h, wt_service_report(h.svc(), "nope", 1, 0), WT_ERR_NOT_FOUND, "\"nope\"");
-  wt_resources r{WT_RES_CPU, 1.5, 0, 0, 0};
+  wt_resources r{sizeof(wt_resources), WT_RES_CPU, 1.5, 0, 0, 0};
   EXPECT_REJECTED(h, wt_service_report_resources(h.svc(), "a", &r), WT_ERR_INVALID_ARGUMENT, "cpu");
-  r = {1u << 9, 0, 0, 0, 0};
+  r = {sizeof(wt_resources), 1u << 9, 0, 0, 0, 0};
   EXPECT_REJECTED(h, wt_service_report_resources(h.svc(), "a", &r), WT_ERR_INVALID_ARGUMENT, "unknown bits");
 }
 
@@ -67,16 +67,16 @@ TEST_F(Api, NullPointersAreNamed) {
 }
 
 TEST_F(Api, BadEndpointSetsAreRejectedAndTheOldSetStays) {
-  wt_endpoint_spec dup[] = {{"x", 1}, {"x", 2}};
-  EXPECT_REJECTED(h, wt_service_set_endpoints(h.svc(), dup, 2), WT_ERR_DUPLICATE, "\"x\" appears twice");
-  wt_endpoint_spec bad_w[] = {{"x", 0}};
-  EXPECT_REJECTED(h, wt_service_set_endpoints(h.svc(), bad_w, 1), WT_ERR_INVALID_ARGUMENT, "base_weight");
-  wt_endpoint_spec nan_w[] = {{"x", NAN}};
-  EXPECT_REJECTED(h, wt_service_set_endpoints(h.svc(), nan_w, 1), WT_ERR_INVALID_ARGUMENT, "got nan");
-  wt_endpoint_spec no_id[] = {{nullptr, 1}};
-  EXPECT_REJECTED(h, wt_service_set_endpoints(h.svc(), no_id, 1), WT_ERR_INVALID_ARGUMENT, "specs[0].id is NULL");
-  wt_endpoint_spec empty_id[] = {{"", 1}};
-  EXPECT_REJECTED(h, wt_service_set_endpoints(h.svc(), empty_id, 1), WT_ERR_INVALID_ARGUMENT, "1..256 bytes");
+  wt_endpoint_spec dup[] = {Spec("x", 1), Spec("x", 2)};
+  EXPECT_REJECTED(h, wt_service_set_endpoints(h.svc(), dup, 2, nullptr, nullptr, nullptr), WT_ERR_DUPLICATE, "\"x\" appears twice");
+  wt_endpoint_spec bad_w[] = {Spec("x", 0)};
+  EXPECT_REJECTED(h, wt_service_set_endpoints(h.svc(), bad_w, 1, nullptr, nullptr, nullptr), WT_ERR_INVALID_ARGUMENT, "base_weight");
+  wt_endpoint_spec nan_w[] = {Spec("x", NAN)};
+  EXPECT_REJECTED(h, wt_service_set_endpoints(h.svc(), nan_w, 1, nullptr, nullptr, nullptr), WT_ERR_INVALID_ARGUMENT, "got nan");
+  wt_endpoint_spec no_id[] = {Spec(nullptr, 1)};
+  EXPECT_REJECTED(h, wt_service_set_endpoints(h.svc(), no_id, 1, nullptr, nullptr, nullptr), WT_ERR_INVALID_ARGUMENT, "specs[0].id is NULL");
+  wt_endpoint_spec empty_id[] = {Spec("", 1)};
+  EXPECT_REJECTED(h, wt_service_set_endpoints(h.svc(), empty_id, 1, nullptr, nullptr, nullptr), WT_ERR_INVALID_ARGUMENT, "1..256 bytes");
 }
 
 TEST_F(Api, LimitsAreEnforced) {
@@ -85,13 +85,13 @@ TEST_F(Api, LimitsAreEnforced) {
   ASSERT_EQ(wt_engine_service(small.engine(), "second", &s), WT_OK);
   EXPECT_EQ(wt_engine_service(small.engine(), "third", &s), WT_ERR_LIMIT);
   EXPECT_THAT(wt_last_error(), HasSubstr("limits.max_services = 2"));
-  wt_endpoint_spec four[] = {{"a", 1}, {"b", 1}, {"c", 1}, {"d", 1}};
-  EXPECT_EQ(wt_service_set_endpoints(s, four, 4), WT_ERR_LIMIT);
+  wt_endpoint_spec four[] = {Spec("a", 1), Spec("b", 1), Spec("c", 1), Spec("d", 1)};
+  EXPECT_EQ(wt_service_set_endpoints(s, four, 4, nullptr, nullptr, nullptr), WT_ERR_LIMIT);
   EXPECT_THAT(wt_last_error(), HasSubstr("max_endpoints_per_service = 3"));
 }
 
 TEST_F(Api, EmptySetMeansNoEndpoint) {
-  ASSERT_EQ(wt_service_set_endpoints(h.svc(), nullptr, 0), WT_OK);
+  ASSERT_EQ(wt_service_set_endpoints(h.svc(), nullptr, 0, nullptr, nullptr, nullptr), WT_OK);
   EXPECT_EQ(wt_service_pick(h.svc(), &pick), WT_ERR_NO_ENDPOINT);
   EXPECT_THAT(wt_last_error(), HasSubstr("\"svc\" has no endpoints"));
   EXPECT_EQ(wt_service_complete(h.svc(), &pick, 1, 0), WT_ERR_STALE);
@@ -101,9 +101,9 @@ TEST_F(Api, EmptySetMeansNoEndpoint) {
 TEST_F(Api, AKeyFromAnotherServiceIsStale) {
   wt_service* other;
   ASSERT_EQ(wt_engine_service(h.engine(), "other", &other), WT_OK);
-  wt_endpoint_spec same[] = {{"a", 1}, {"b", 1}};
-  ASSERT_EQ(wt_service_set_endpoints(h.svc(), same, 2), WT_OK);
-  ASSERT_EQ(wt_service_set_endpoints(other, same, 2), WT_OK);
+  wt_endpoint_spec same[] = {Spec("a", 1), Spec("b", 1)};
+  ASSERT_EQ(wt_service_set_endpoints(h.svc(), same, 2, nullptr, nullptr, nullptr), WT_OK);
+  ASSERT_EQ(wt_service_set_endpoints(other, same, 2, nullptr, nullptr, nullptr), WT_OK);
   ASSERT_EQ(wt_service_pick(h.svc(), &pick), WT_OK);
   EXPECT_EQ(wt_service_complete(other, &pick, 1, WT_OUTCOME_SUCCESS), WT_ERR_STALE);
   EXPECT_EQ(wt_service_report_key(other, pick.key, 1, WT_OUTCOME_SUCCESS), WT_ERR_STALE);
@@ -112,19 +112,19 @@ TEST_F(Api, AKeyFromAnotherServiceIsStale) {
 
 // Two writers on one service: each learns the epoch of the set it installed, and picks carry it.
 TEST_F(Api, SetEndpointsEpochNamesTheSetItInstalled) {
-  wt_endpoint_spec mine[] = {{"a", 1}, {"b", 1}};
-  wt_endpoint_spec theirs[] = {{"b", 1}, {"c", 1}, {"d", 1}};
+  wt_endpoint_spec mine[] = {Spec("a", 1), Spec("b", 1)};
+  wt_endpoint_spec theirs[] = {Spec("b", 1), Spec("c", 1), Spec("d", 1)};
   uint64_t e1 = 0, e2 = 0, e3 = 0;
-  ASSERT_EQ(wt_service_set_endpoints_epoch(h.svc(), mine, 2, &e1), WT_OK);
-  ASSERT_EQ(wt_service_set_endpoints(h.svc(), theirs, 3), WT_OK);  // another writer
-  ASSERT_EQ(wt_service_set_endpoints_epoch(h.svc(), theirs, 3, &e2), WT_OK);
+  ASSERT_EQ(wt_service_set_endpoints(h.svc(), mine, 2, nullptr, nullptr, &e1), WT_OK);
+  ASSERT_EQ(wt_service_set_endpoints(h.svc(), theirs, 3, nullptr, nullptr, nullptr), WT_OK);  // another writer
+  ASSERT_EQ(wt_service_set_endpoints(h.svc(), theirs, 3, nullptr, nullptr, &e2), WT_OK);
   EXPECT_EQ(e2, e1 + 2);
   ASSERT_EQ(wt_service_pick(h.svc(), &pick), WT_OK);
   EXPECT_EQ(pick.epoch, e2);
   ASSERT_EQ(wt_service_cancel(h.svc(), &pick), WT_OK);
-  wt_endpoint_spec dup[] = {{"a", 1}, {"a", 1}};
+  wt_endpoint_spec dup[] = {Spec("a", 1), Spec("a", 1)};
   e3 = 777;
-  EXPECT_EQ(wt_service_set_endpoints_epoch(h.svc(), dup, 2, &e3), WT_ERR_DUPLICATE);
+  EXPECT_EQ(wt_service_set_endpoints(h.svc(), dup, 2, nullptr, nullptr, &e3), WT_ERR_DUPLICATE);
   EXPECT_EQ(e3, 777u) << "out-parameters are written only on success";
 }
 
@@ -157,7 +157,7 @@ TEST_F(Api, EventsArriveByPollInTheSameOrderAsByCallback) {
   });
   std::vector<std::pair<int, std::string>> polled;
   for (;;) {
-    wt_event ev;
+    wt_event ev = WT_EVENT_INIT;
     int has = 0;
     ASSERT_EQ(wt_engine_poll_event(e.engine(), &ev, &has), WT_OK);
     if (!has) break;
@@ -208,7 +208,9 @@ TEST_F(Api, EndpointIdsAndKeysRoundTrip) {
 TEST_F(Api, BatchReportsRecordValidEntriesAndFlagBadOnes) {
   uint64_t ka;
   ASSERT_EQ(wt_service_endpoint_key(h.svc(), "a", &ka), WT_OK);
-  wt_report batch[3] = {{ka, 5, WT_OUTCOME_SUCCESS, -1}, {ka, NAN, 0, -1}, {12345, 5, 0, -1}};
+  wt_report batch[3] = {{sizeof(wt_report), WT_OUTCOME_SUCCESS, ka, 5, -1},
+                        {sizeof(wt_report), 0, ka, NAN, -1},
+                        {sizeof(wt_report), 0, 12345, 5, -1}};
   size_t recorded = 0;
   EXPECT_EQ(wt_service_report_batch(h.svc(), batch, 3, &recorded), WT_ERR_INVALID_ARGUMENT);
   EXPECT_THAT(wt_last_error(), HasSubstr("entry 1"));
@@ -253,16 +255,16 @@ TEST_F(Api, CallbacksMayCallBackIntoTheEngine) {
   ASSERT_EQ(wt_engine_set_event_callback(h.engine(), [](void* u, const wt_event* ev) {
     auto* c = static_cast<Ctx*>(u);
     if (ev->type != WT_EVENT_ENDPOINT_ADDED || c->reentered++) return;
-    wt_pick p;
+    wt_pick p = WT_PICK_INIT;
     EXPECT_EQ(wt_service_pick(c->s, &p), WT_OK);
     EXPECT_EQ(wt_service_complete(c->s, &p, 1, WT_OUTCOME_SUCCESS), WT_OK);
     EXPECT_EQ(wt_engine_run_cycle(c->e), WT_OK);
     EXPECT_EQ(wt_engine_advance(c->e, 1000), WT_OK);
-  }, &ctx), WT_OK);
-  wt_endpoint_spec specs[] = {{"a", 1}, {"b", 1}, {"c", 1}};
-  ASSERT_EQ(wt_service_set_endpoints(h.svc(), specs, 3), WT_OK);
+  }, &ctx, nullptr), WT_OK);
+  wt_endpoint_spec specs[] = {Spec("a", 1), Spec("b", 1), Spec("c", 1)};
+  ASSERT_EQ(wt_service_set_endpoints(h.svc(), specs, 3, nullptr, nullptr, nullptr), WT_OK);
   EXPECT_EQ(ctx.reentered, 1);
-  wt_engine_set_event_callback(h.engine(), nullptr, nullptr);
+  wt_engine_set_event_callback(h.engine(), nullptr, nullptr, nullptr);
 }
 
 TEST(RealClock, TheControllerThreadRunsCyclesOnItsOwn) {
@@ -281,11 +283,11 @@ TEST(RealClock, TheControllerThreadRunsCyclesOnItsOwn) {
     std::lock_guard lock(w->mu);
     if (ev->type == WT_EVENT_ISOLATED) w->isolated = true;
     w->cv.notify_all();
-  }, &w);
+  }, &w, nullptr);
   wt_service* s;
   ASSERT_EQ(wt_engine_service(e, "svc", &s), WT_OK);
-  wt_endpoint_spec specs[] = {{"a", 1}, {"b", 1}};
-  ASSERT_EQ(wt_service_set_endpoints(s, specs, 2), WT_OK);
+  wt_endpoint_spec specs[] = {Spec("a", 1), Spec("b", 1)};
+  ASSERT_EQ(wt_service_set_endpoints(s, specs, 2, nullptr, nullptr, nullptr), WT_OK);
   // Keep reporting errors until the controller, on its own thread, isolates "a" (bounded).
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
   std::unique_lock lock(w.mu);
@@ -297,7 +299,7 @@ TEST(RealClock, TheControllerThreadRunsCyclesOnItsOwn) {
   }
   EXPECT_TRUE(w.isolated);
   lock.unlock();
-  wt_engine_set_event_callback(e, nullptr, nullptr);
+  wt_engine_set_event_callback(e, nullptr, nullptr, nullptr);
   wt_engine_destroy(e);
 }
 

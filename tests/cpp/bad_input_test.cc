@@ -42,12 +42,12 @@ class Live {
     DrainEvents();
   }
   void DrainEvents() {
-    wt_event ev;
+    wt_event ev = WT_EVENT_INIT;
     int has = 1;
     while (has) EXPECT_EQ(wt_engine_poll_event(h.engine(), &ev, &has), WT_OK);
   }
   bool NoEvents() {
-    wt_event ev;
+    wt_event ev = WT_EVENT_INIT;
     int has = 0;
     EXPECT_EQ(wt_engine_poll_event(h.engine(), &ev, &has), WT_OK);
     return has == 0;
@@ -58,7 +58,7 @@ class Live {
   Harness h;
   wt_service* other = nullptr;
   uint64_t key_a = 0;
-  wt_pick pick{};
+  wt_pick pick = WT_PICK_INIT;
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -163,8 +163,8 @@ TEST_P(BadConfig, IsRefusedEverywhereAndTheOldConfigStays) {
   EXPECT_EQ(live.h.Snapshot(), before) << "a rejected reload changed the state";
   EXPECT_TRUE(live.NoEvents()) << "a rejected reload raised an event";
   // The old config is still the one in force: its endpoint limit (4) still applies.
-  wt_endpoint_spec five[] = {{"1", 1}, {"2", 1}, {"3", 1}, {"4", 1}, {"5", 1}};
-  EXPECT_EQ(wt_service_set_endpoints(live.other, five, 5), WT_ERR_LIMIT);
+  wt_endpoint_spec five[] = {Spec("1", 1), Spec("2", 1), Spec("3", 1), Spec("4", 1), Spec("5", 1)};
+  EXPECT_EQ(wt_service_set_endpoints(live.other, five, 5, nullptr, nullptr, nullptr), WT_ERR_LIMIT);
 }
 
 INSTANTIATE_TEST_SUITE_P(Table, BadConfig, ::testing::ValuesIn(ConfigCases()),
@@ -184,12 +184,12 @@ std::vector<wt_endpoint_spec> Specs(const std::vector<std::string>& ids, double 
   static thread_local std::vector<std::string> keep;
   keep = ids;
   std::vector<wt_endpoint_spec> specs;
-  for (const std::string& id : keep) specs.push_back({id.c_str(), w});
+  for (const std::string& id : keep) specs.push_back(Spec(id.c_str(), w));
   return specs;
 }
 
 wt_status SetEps(wt_service* s, const std::vector<wt_endpoint_spec>& specs) {
-  return wt_service_set_endpoints(s, specs.data(), specs.size());
+  return wt_service_set_endpoints(s, specs.data(), specs.size(), nullptr, nullptr, nullptr);
 }
 
 std::vector<CallCase> CallCases() {
@@ -206,7 +206,7 @@ std::vector<CallCase> CallCases() {
        WT_ERR_INVALID_ARGUMENT, "json is NULL"},
       {"NullSnapshotOut", [](Live& l) { return wt_engine_snapshot_json(l.e(), nullptr, nullptr); },
        WT_ERR_INVALID_ARGUMENT, "out_json is NULL"},
-      {"NullSpecsWithCount", [](Live& l) { return wt_service_set_endpoints(l.s(), nullptr, 3); },
+      {"NullSpecsWithCount", [](Live& l) { return wt_service_set_endpoints(l.s(), nullptr, 3, nullptr, nullptr, nullptr); },
        WT_ERR_INVALID_ARGUMENT, "specs is NULL"},
       {"NullEndpointId", [](Live& l) { return wt_service_report(l.s(), nullptr, 1, 0); },
        WT_ERR_INVALID_ARGUMENT, "endpoint_id is NULL"},
@@ -230,16 +230,16 @@ std::vector<CallCase> CallCases() {
       {"UnknownEndpointId", [](Live& l) { return wt_service_report(l.s(), "zz", 1, 0); },
        WT_ERR_NOT_FOUND, "no endpoint \"zz\" in service \"svc\""},
       // resources
-      {"ResourceNaN", [](Live& l) { wt_resources r{WT_RES_CPU, kNaN, 0, 0, 0};
+      {"ResourceNaN", [](Live& l) { wt_resources r{sizeof(wt_resources), WT_RES_CPU, kNaN, 0, 0, 0};
                                     return wt_service_report_resources(l.s(), "a", &r); },
        WT_ERR_INVALID_ARGUMENT, "cpu must be a fraction in [0, 1], got nan"},
-      {"ResourceAboveOne", [](Live& l) { wt_resources r{WT_RES_MEMORY, 0, 1.01, 0, 0};
+      {"ResourceAboveOne", [](Live& l) { wt_resources r{sizeof(wt_resources), WT_RES_MEMORY, 0, 1.01, 0, 0};
                                          return wt_service_report_resources(l.s(), "a", &r); },
        WT_ERR_INVALID_ARGUMENT, "memory must be a fraction in [0, 1], got 1.01"},
-      {"ResourceNegative", [](Live& l) { wt_resources r{WT_RES_THREAD_POOL, 0, 0, -0.1, 0};
+      {"ResourceNegative", [](Live& l) { wt_resources r{sizeof(wt_resources), WT_RES_THREAD_POOL, 0, 0, -0.1, 0};
                                          return wt_service_report_resources(l.s(), "a", &r); },
        WT_ERR_INVALID_ARGUMENT, "thread_pool must be a fraction"},
-      {"ResourceUnknownBits", [](Live& l) { wt_resources r{1u << 7, 0, 0, 0, 0};
+      {"ResourceUnknownBits", [](Live& l) { wt_resources r{sizeof(wt_resources), 1u << 7, 0, 0, 0, 0};
                                             return wt_service_report_resources(l.s(), "a", &r); },
        WT_ERR_INVALID_ARGUMENT, "unknown bits 0x80"},
       // endpoint sets
@@ -251,8 +251,8 @@ std::vector<CallCase> CallCases() {
        WT_ERR_INVALID_ARGUMENT, "specs[0].id must be 1..256 bytes, got 257"},
       {"IdNotUtf8", [](Live& l) { return SetEps(l.s(), Specs({"a", "b\xff"})); },
        WT_ERR_INVALID_ARGUMENT, "specs[1].id is not valid UTF-8"},
-      {"NullIdInSpecs", [](Live& l) { wt_endpoint_spec s[] = {{"a", 1}, {nullptr, 1}};
-                                      return wt_service_set_endpoints(l.s(), s, 2); },
+      {"NullIdInSpecs", [](Live& l) { wt_endpoint_spec s[] = {Spec("a", 1), Spec(nullptr, 1)};
+                                      return wt_service_set_endpoints(l.s(), s, 2, nullptr, nullptr, nullptr); },
        WT_ERR_INVALID_ARGUMENT, "specs[1].id is NULL"},
       {"ZeroWeight", [](Live& l) { return SetEps(l.s(), Specs({"a"}, 0)); },
        WT_ERR_INVALID_ARGUMENT, "must be finite and in (0, 1e+09], got 0"},
@@ -268,8 +268,8 @@ std::vector<CallCase> CallCases() {
        WT_ERR_LIMIT, "5 endpoints exceed limits.max_endpoints_per_service = 4"},
       {"EnormousEndpointCount", [](Live& l) {
          // The count is checked before a single spec is read: 2^40 specs that do not exist.
-         wt_endpoint_spec one{"a", 1};
-         return wt_service_set_endpoints(l.s(), &one, size_t{1} << 40); },
+         wt_endpoint_spec one = Spec("a", 1);
+         return wt_service_set_endpoints(l.s(), &one, size_t{1} << 40, nullptr, nullptr, nullptr); },
        WT_ERR_LIMIT, "1099511627776 endpoints exceed limits.max_endpoints_per_service = 4"},
       // services
       {"MoreServicesThanTheLimit", [](Live& l) { wt_service* s; return wt_engine_service(l.e(), "third", &s); },
@@ -287,10 +287,37 @@ std::vector<CallCase> CallCases() {
          return wt_engine_reload(l.e(), c.data(), c.size()); },
        WT_ERR_LIMIT, "has 2 endpoints, more than the new limits.max_endpoints_per_service = 1"},
       // picks, clocks, files, buffers
-      {"SetEndpointsEpochWithoutOut", [](Live& l) {
-         wt_endpoint_spec one[] = {{"a", 100}};
-         return wt_service_set_endpoints_epoch(l.s(), one, 1, nullptr); },
-       WT_ERR_INVALID_ARGUMENT, "wt_service_set_endpoints_epoch: out_epoch is NULL"},
+      // sized structs (weighted.h, "Compatibility")
+      {"SpecSizeTooSmall", [](Live& l) {
+         wt_endpoint_spec one[] = {Spec("a", 100)};
+         one[0].size = 8;
+         return wt_service_set_endpoints(l.s(), one, 1, nullptr, nullptr, nullptr); },
+       WT_ERR_INVALID_ARGUMENT, "specs[0].size is 8, less than sizeof(wt_endpoint_spec)"},
+      {"SpecSizesDiffer", [](Live& l) {
+         wt_endpoint_spec two[] = {Spec("a", 100), Spec("b", 100)};
+         two[1].size = 24;
+         return wt_service_set_endpoints(l.s(), two, 2, nullptr, nullptr, nullptr); },
+       WT_ERR_INVALID_ARGUMENT, "specs[1].size is 24, but specs[0].size is 32"},
+      {"OptionsSizeTooSmall", [](Live& l) {
+         wt_endpoint_spec one[] = {Spec("a", 100)};
+         wt_endpoints_options o = WT_ENDPOINTS_OPTIONS_INIT;
+         o.size = 0;
+         return wt_service_set_endpoints(l.s(), one, 1, &o, nullptr, nullptr); },
+       WT_ERR_INVALID_ARGUMENT, "options.size is 0"},
+      {"PickSizeTooSmall", [](Live& l) {
+         wt_pick p = WT_PICK_INIT;
+         p.size = 4;
+         return wt_service_pick(l.s(), &p); },
+       WT_ERR_INVALID_ARGUMENT, "out.size is 4, less than sizeof(wt_pick) = 40"},
+      {"CompleteWithUnsizedPick", [](Live& l) {
+         wt_pick p{};
+         return wt_service_complete(l.s(), &p, 1, WT_OUTCOME_SUCCESS); },
+       WT_ERR_INVALID_ARGUMENT, "wt_service_complete: pick.size is 0"},
+      {"PollWithUnsizedEvent", [](Live& l) {
+         wt_event ev{};
+         int has = 0;
+         return wt_engine_poll_event(l.e(), &ev, &has); },
+       WT_ERR_INVALID_ARGUMENT, "wt_engine_poll_event: out.size is 0"},
       {"PickOnAnEmptyService", [](Live& l) { return wt_service_pick(l.other, &l.pick); },
        WT_ERR_NO_ENDPOINT, "service \"other\" has no endpoints"},
       {"AdvanceBackwards", [](Live& l) { return wt_engine_advance(l.e(), -1); },

@@ -20,8 +20,8 @@ TEST(Concurrency, ChurnAndReloadLoseNoReportAndPickOnlyLiveEndpoints) {
   }
   auto apply = [&](int k) {
     std::vector<wt_endpoint_spec> specs;
-    for (auto& id : sets[k]) specs.push_back({id.c_str(), 1.0 + k % 3});
-    ASSERT_EQ(wt_service_set_endpoints(h.svc(), specs.data(), specs.size()), WT_OK);
+    for (auto& id : sets[k]) specs.push_back(Spec(id.c_str(), 1.0 + k % 3));
+    ASSERT_EQ(wt_service_set_endpoints(h.svc(), specs.data(), specs.size(), nullptr, nullptr, nullptr), WT_OK);
   };
   apply(0);
 
@@ -30,7 +30,7 @@ TEST(Concurrency, ChurnAndReloadLoseNoReportAndPickOnlyLiveEndpoints) {
   auto picker = [&] {
     for (int i = 0; i < 30000; ++i) {
       ++attempts;
-      wt_pick p;
+      wt_pick p = WT_PICK_INIT;
       if (wt_service_pick(h.svc(), &p) != WT_OK) { ++bad_picks; continue; }
       uint64_t seen = max_epoch.load();
       while (p.epoch > seen && !max_epoch.compare_exchange_weak(seen, p.epoch)) {}

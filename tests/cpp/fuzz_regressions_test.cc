@@ -20,8 +20,8 @@ TEST(FuzzRegressions, NamesThatAreNotUtf8AreRefusedWhereTheyEnter) {
   h.Set({{"a", 1}});
   const json before = h.Snapshot();
   for (const char* bad : {"\xff\xfe", "caf\xc3", "\xc0\xaf", "\xed\xa0\x80", "\xf4\x90\x80\x80"}) {
-    wt_endpoint_spec spec[] = {{"ok", 1}, {bad, 1}};
-    EXPECT_EQ(wt_service_set_endpoints(h.svc(), spec, 2), WT_ERR_INVALID_ARGUMENT) << bad;
+    wt_endpoint_spec spec[] = {Spec("ok", 1), Spec(bad, 1)};
+    EXPECT_EQ(wt_service_set_endpoints(h.svc(), spec, 2, nullptr, nullptr, nullptr), WT_ERR_INVALID_ARGUMENT) << bad;
     EXPECT_THAT(wt_last_error(), HasSubstr("specs[1].id is not valid UTF-8"));
     wt_service* s = nullptr;
     EXPECT_EQ(wt_engine_service(h.engine(), bad, &s), WT_ERR_INVALID_ARGUMENT);

@@ -17,6 +17,15 @@ namespace weighted::testing {
 
 using nlohmann::json;
 
+// An endpoint spec with its size set, as WT_ENDPOINT_SPEC_INIT would.
+inline wt_endpoint_spec Spec(const char* id, double base_weight, void* user = nullptr) {
+  wt_endpoint_spec s = WT_ENDPOINT_SPEC_INIT;
+  s.id = id;
+  s.base_weight = base_weight;
+  s.user = user;
+  return s;
+}
+
 struct Outcome {
   double latency_ms;
   int outcome;
@@ -31,7 +40,7 @@ class Harness {
     wt_status s = wt_engine_create(config.data(), config.size(), WT_CLOCK_MANUAL, &engine_);
     EXPECT_EQ(s, WT_OK) << wt_last_error();
     EXPECT_EQ(wt_engine_service(engine_, "svc", &svc_), WT_OK) << wt_last_error();
-    wt_engine_set_event_callback(engine_, &Harness::OnEvent, this);
+    wt_engine_set_event_callback(engine_, &Harness::OnEvent, this, nullptr);
   }
   ~Harness() { wt_engine_destroy(engine_); }
 
@@ -42,8 +51,8 @@ class Harness {
     ids_.clear();
     std::vector<wt_endpoint_spec> specs;
     for (auto& [id, w] : eps) ids_.push_back(id);
-    for (size_t i = 0; i < eps.size(); ++i) specs.push_back({ids_[i].c_str(), eps[i].second});
-    ASSERT_EQ(wt_service_set_endpoints(svc_, specs.data(), specs.size()), WT_OK) << wt_last_error();
+    for (size_t i = 0; i < eps.size(); ++i) specs.push_back(Spec(ids_[i].c_str(), eps[i].second));
+    ASSERT_EQ(wt_service_set_endpoints(svc_, specs.data(), specs.size(), nullptr, nullptr, nullptr), WT_OK) << wt_last_error();
   }
 
   // Sends `rps` requests per second for `seconds`, answering each with behaviour(id), and
@@ -59,11 +68,11 @@ class Harness {
       EXPECT_EQ(wt_engine_advance(engine_, step), WT_OK);
       if (cpu && i % rps == 0) {
         for (const std::string& id : ids_) {
-          wt_resources r{WT_RES_CPU, cpu(id), 0, 0, 0};
+          wt_resources r{sizeof(wt_resources), WT_RES_CPU, cpu(id), 0, 0, 0};
           EXPECT_EQ(wt_service_report_resources(svc_, id.c_str(), &r), WT_OK) << wt_last_error();
         }
       }
-      wt_pick p;
+      wt_pick p = WT_PICK_INIT;
       EXPECT_EQ(wt_service_pick(svc_, &p), WT_OK) << wt_last_error();
       const std::string& id = ids_.at(p.index);
       ++picks[id];

@@ -205,8 +205,8 @@ TEST(Window, ResourcesAreAveragedOverTheWindow) {
   Window w;
   for (double cpu : {0.5, 0.9, 1.0}) {
     HotStats hot;
-    wt_resources r{WT_RES_CPU, cpu, 0, 0, 0};
-    hot.RecordResources(r);
+    const double values[kResources] = {cpu, 0, 0, 0};
+    hot.RecordResources(WT_RES_CPU, values);
     CycleSample s;
     hot.Drain(&s);
     w.Push(std::move(s), 2);

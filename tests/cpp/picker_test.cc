@@ -43,7 +43,7 @@ TEST(Picker, FrequenciesMatchWeights) {
   h.Set({{"a", 1}, {"b", 2}, {"c", 3}, {"d", 4}});
   std::vector<int> counts(4);
   for (int i = 0; i < 200000; ++i) {
-    wt_pick p;
+    wt_pick p = WT_PICK_INIT;
     ASSERT_EQ(wt_service_pick(h.svc(), &p), WT_OK);
     ++counts[p.index];
     EXPECT_EQ(p.flags, 0u);
@@ -61,9 +61,9 @@ TEST(Picker, NoFirstPickBiasAcrossFreshEngines) {
     ASSERT_EQ(wt_engine_create(cfg.data(), cfg.size(), WT_CLOCK_MANUAL, &e), WT_OK);
     wt_service* s;
     ASSERT_EQ(wt_engine_service(e, "svc", &s), WT_OK);
-    wt_endpoint_spec specs[5] = {{"a", 1}, {"b", 1}, {"c", 1}, {"d", 1}, {"e", 1}};
-    ASSERT_EQ(wt_service_set_endpoints(s, specs, 5), WT_OK);
-    wt_pick p;
+    wt_endpoint_spec specs[5] = {Spec("a", 1), Spec("b", 1), Spec("c", 1), Spec("d", 1), Spec("e", 1)};
+    ASSERT_EQ(wt_service_set_endpoints(s, specs, 5, nullptr, nullptr, nullptr), WT_OK);
+    wt_pick p = WT_PICK_INIT;
     ASSERT_EQ(wt_service_pick(s, &p), WT_OK);
     ++first[p.index];
     wt_engine_destroy(e);
@@ -77,7 +77,7 @@ TEST(Picker, SameSeedSamePicks) {
     h.Set({{"a", 1}, {"b", 5}, {"c", 2}});
     std::vector<uint32_t> seq;
     for (int i = 0; i < 1000; ++i) {
-      wt_pick p;
+      wt_pick p = WT_PICK_INIT;
       wt_service_pick(h.svc(), &p);
       seq.push_back(p.index);
     }
@@ -94,7 +94,7 @@ TEST(Picker, LoadAwarePrefersTheEndpointWithLessWorkPendingAndTracksInFlight) {
   std::vector<wt_pick> open;
   int fast = 0;
   for (int i = 0; i < 1000; ++i) {
-    wt_pick p;
+    wt_pick p = WT_PICK_INIT;
     ASSERT_EQ(wt_service_pick(h.svc(), &p), WT_OK);
     ASSERT_TRUE(p.flags & WT_PICK_TRACKED);
     if (p.index == 0) {
@@ -118,10 +118,10 @@ TEST(Picker, LostTrackedPicksExpireAndFinishingThemLateTakesNothingFromNewerPick
   h.Set({{"a", 1}});
   auto inflight = [&] { return h.Endpoint("a")["inflight"].get<int>(); };
   auto pick = [&] {
-    wt_pick p;
+    wt_pick p = WT_PICK_INIT;
     EXPECT_EQ(wt_service_pick(h.svc(), &p), WT_OK);
     EXPECT_TRUE(p.flags & WT_PICK_TRACKED);
-    EXPECT_EQ(p.flags & ~WT_PICK_ENGINE_BITS & ~uint32_t{WT_PICK_TRACKED}, 0u);
+    EXPECT_EQ(p.flags & ~uint32_t{WT_PICK_TRACKED}, 0u) << "the flags carry public bits only";
     return p;
   };
   auto cycle = [&] { ASSERT_EQ(wt_engine_advance(h.engine(), 1000000000LL), WT_OK); };
@@ -204,7 +204,7 @@ TEST(Picker, LoadAwareWithoutTheFailureTermFallsIntoTheSinkhole) {
 TEST(Picker, WeightedModeTakesNoInFlightCount) {
   Harness h(Harness::kWeighted);
   h.Set({{"a", 1}});
-  wt_pick p;
+  wt_pick p = WT_PICK_INIT;
   ASSERT_EQ(wt_service_pick(h.svc(), &p), WT_OK);
   EXPECT_FALSE(p.flags & WT_PICK_TRACKED);
   EXPECT_EQ(h.Endpoint("a")["inflight"], 0);

@@ -88,8 +88,8 @@ TEST_P(Stress, ChurnReloadAndReportsLoseNothingAndPickOnlyLiveEndpoints) {
   auto apply = [&](uint64_t epoch) {
     const auto& set = set_of_epoch(epoch);
     std::vector<wt_endpoint_spec> specs;
-    for (auto& [id, w] : set) specs.push_back({id.c_str(), w});
-    EXPECT_EQ(wt_service_set_endpoints(svc, specs.data(), specs.size()), WT_OK) << wt_last_error();
+    for (auto& [id, w] : set) specs.push_back(Spec(id.c_str(), w));
+    EXPECT_EQ(wt_service_set_endpoints(svc, specs.data(), specs.size(), nullptr, nullptr, nullptr), WT_OK) << wt_last_error();
     published.store(epoch);
   };
   apply(1);
@@ -100,7 +100,7 @@ TEST_P(Stress, ChurnReloadAndReportsLoseNothingAndPickOnlyLiveEndpoints) {
     std::vector<wt_pick> held;  // picks finished later, so removals race with them
     for (int i = 0; i < kOpsPerThread; ++i) {
       const uint64_t before = published.load();
-      wt_pick p;
+      wt_pick p = WT_PICK_INIT;
       const wt_status s = wt_service_pick(svc, &p);
       const uint64_t after = published.load();
       if (s == WT_ERR_NO_ENDPOINT) {
@@ -149,7 +149,7 @@ TEST_P(Stress, ChurnReloadAndReportsLoseNothingAndPickOnlyLiveEndpoints) {
           const wt_status x = wt_service_report(svc, set[p.index].first.c_str(), latency, outcome);
           if (x == WT_ERR_NOT_FOUND) ++c.not_found;
           else c.Outcome(x, "report");
-          wt_resources r{WT_RES_CPU | WT_RES_CONNECTION_POOL, (i % 100) / 100.0, 0, 0, 0.5};
+          wt_resources r{sizeof(wt_resources), WT_RES_CPU | WT_RES_CONNECTION_POOL, (i % 100) / 100.0, 0, 0, 0.5};
           const wt_status y = wt_service_report_resources(svc, set[p.index].first.c_str(), &r);
           if (y != WT_OK && y != WT_ERR_NOT_FOUND) c.Bad("report_resources");
           if (wt_service_cancel(svc, &p) > WT_ERR_STALE) c.Bad("cancel after report");
@@ -161,7 +161,7 @@ TEST_P(Stress, ChurnReloadAndReportsLoseNothingAndPickOnlyLiveEndpoints) {
       }
       if (held.size() >= 8) {
         std::vector<wt_report> batch;
-        for (const wt_pick& h : held) batch.push_back({h.key, latency, outcome, -1});
+        for (const wt_pick& h : held) batch.push_back({sizeof(wt_report), outcome, h.key, latency, -1});
         size_t recorded = 0;
         wt_service_report_batch(svc, batch.data(), batch.size(), &recorded);
         size_t ok = 0;
@@ -180,7 +180,7 @@ TEST_P(Stress, ChurnReloadAndReportsLoseNothingAndPickOnlyLiveEndpoints) {
     // One pick held across an empty set (every 13th): its endpoint was removed (a re-added id
     // gets a new key), so finishing it must be refused as stale and counted, on every run, not
     // only when the scheduler happens to interleave a removal with the batches above.
-    wt_pick last;
+    wt_pick last = WT_PICK_INIT;
     if (wt_service_pick(svc, &last) == WT_OK) {
       ++c.picks;
       while (published.load() < last.epoch + 13) std::this_thread::yield();  // churn goes on
@@ -204,7 +204,7 @@ TEST_P(Stress, ChurnReloadAndReportsLoseNothingAndPickOnlyLiveEndpoints) {
       } else if (e % 5 == 0) {
         EXPECT_EQ(wt_engine_run_cycle(engine), WT_OK);
       }
-      wt_event ev;
+      wt_event ev = WT_EVENT_INIT;
       int has = 0;
       EXPECT_EQ(wt_engine_poll_event(engine, &ev, &has), WT_OK);
     }

@@ -7,8 +7,8 @@ src_dir=$(cd "$(dirname "$0")" && pwd)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 cmake --install "$build_dir" --prefix "$tmp/prefix" >/dev/null
-lib=$(find "$tmp/prefix" -name 'libweighted.so.1' | head -n1)
-[ -n "$lib" ] || { echo "libweighted.so.1 (SONAME) not installed"; exit 1; }
+lib=$(find "$tmp/prefix" -name 'libweighted.so.2' | head -n1)
+[ -n "$lib" ] || { echo "libweighted.so.2 (SONAME) not installed"; exit 1; }
 libdir=$(dirname "$lib")
 
 cmake -S "$src_dir/consumer" -B "$tmp/cmake-consumer" -G Ninja -DCMAKE_PREFIX_PATH="$tmp/prefix" >/dev/null

@@ -6,8 +6,11 @@
  *
  * Conventions that hold for every function below unless its comment says otherwise:
  *   - Naming is wt_<object>_<verb>.
- *   - Every entry point returns a wt_status. WT_OK is 0; other values are pinned forever (they
- *     are never renumbered, new ones are only appended).
+ *   - Every entry point returns a wt_status, except the ones that cannot fail, which say what
+ *     they return instead: wt_version_number, wt_version_string, wt_last_error, wt_status_name,
+ *     wt_outcome_name, wt_event_type_name, wt_free, wt_outcome_from_http_status and
+ *     wt_engine_destroy. WT_OK is 0; other values are pinned forever (they are never renumbered,
+ *     new ones are only appended).
  *   - On failure, wt_last_error() returns a message for the calling thread naming what was wrong,
  *     where (a JSON path, a line and column, an argument name) and why. The state of every object
  *     is exactly as it was before the failing call.
@@ -19,6 +22,24 @@
  *   - Units: latencies are milliseconds as double; times are nanoseconds as int64_t on the
  *     engine's clock; resource levels are fractions in [0, 1]; weights are non-negative doubles
  *     in the caller's own scale (discovery metadata: 1, 100, ...).
+ *
+ * Compatibility: how this header grows without breaking programs built against it.
+ *   - Within a major version, nothing is removed or changed: functions keep their signatures,
+ *     enum values, status codes and flag bits keep their numbers, struct fields keep their
+ *     offsets. A minor version only adds: functions, enum values, status codes, flag bits, and
+ *     fields at the end of the structs that carry a size.
+ *   - Every struct that crosses the boundary and may gain fields has `uint32_t size` as its first
+ *     member. The caller sets it to the sizeof it was compiled with, through the struct's
+ *     WT_<NAME>_INIT initialiser; the library reads and writes only the fields that fit in
+ *     `size`, and fields a smaller struct lacks take their defaults. A `size` smaller than the
+ *     struct's first published size is refused (WT_ERR_INVALID_ARGUMENT). An array of such
+ *     structs is laid out with the elements' `size` as its stride, so every element carries the
+ *     same size. Structs the library hands out (wt_event in a callback) carry the library's size:
+ *     read only the fields your header knows.
+ *   - No field or bit is the library's private business except where it is named so
+ *     (wt_pick.ticket): pass those back as they came.
+ *   - Bindings check wt_version_number() at load and refuse a library of another major version,
+ *     or an older minor version than they were built with (it may lack what they call).
  */
 #ifndef WEIGHTED_WEIGHTED_H
 #define WEIGHTED_WEIGHTED_H
@@ -44,11 +65,12 @@ extern "C" {
  * Version
  * ------------------------------------------------------------------------------------------- */
 
-#define WT_VERSION_MAJOR 1
+#define WT_VERSION_MAJOR 2
 #define WT_VERSION_MINOR 0
 #define WT_VERSION_PATCH 0
-/* MAJOR * 10000 + MINOR * 100 + PATCH. Bindings compare the major part with wt_version_number()
- * at load time and refuse a library of another major version. */
+/* MAJOR * 10000 + MINOR * 100 + PATCH (see "Compatibility" above). 2.0 made the structs sized,
+ * moved the engine's pick bits out of the flags into wt_pick.ticket, returned keys and user
+ * pointers from endpoint sets, and added service removal and the callback release hook. */
 #define WT_VERSION_NUMBER (WT_VERSION_MAJOR * 10000 + WT_VERSION_MINOR * 100 + WT_VERSION_PATCH)
 
 /* The version of the library actually loaded, as WT_VERSION_NUMBER computes it. */
@@ -84,6 +106,11 @@ typedef enum wt_status {
 WT_API const char* wt_last_error(void);
 /* A stable name such as "WT_ERR_CONFIG_INVALID"; "WT_UNKNOWN_STATUS" for other values. */
 WT_API const char* wt_status_name(int status);
+/* The spelling snapshots, Prometheus labels and the bindings use for an outcome ("success",
+ * "http_5xx", "timeout", "connect_error", "business_error") or an event type ("weight_changed",
+ * "isolated", ...); NULL for a value that is none. Static storage; never free it. */
+WT_API const char* wt_outcome_name(int outcome);
+WT_API const char* wt_event_type_name(int type);
 /* Releases memory that the library returned through a char**. Accepts NULL. */
 WT_API void wt_free(void* p);
 
@@ -146,38 +173,64 @@ WT_API wt_status wt_engine_advance(wt_engine* engine, int64_t delta_ns);
 WT_API wt_status wt_engine_run_cycle(wt_engine* engine);
 
 /* Looks up a service by name, creating it (with no endpoints) if it does not exist yet.
- * The handle is owned by the engine and stays valid until wt_engine_destroy(); services are
- * never removed. Names are 1..256 bytes of UTF-8. */
+ * The handle is owned by the engine and stays valid until wt_service_remove() or
+ * wt_engine_destroy(). Names are 1..256 bytes of UTF-8. */
 WT_API wt_status wt_engine_service(wt_engine* engine, const char* name, wt_service** out);
+
+/* Removes a service from its engine: it leaves snapshots and exports, its endpoints and their
+ * state are dropped, its endpoint sets' user pointers are released (wt_endpoints_options), and a
+ * WT_EVENT_SERVICE_REMOVED event is raised. The handle is invalid once this returns: like
+ * wt_engine_destroy() for the engine, it must not race with other calls on the same handle
+ * (calls on other services may run meanwhile). A later wt_engine_service() with the same name
+ * creates a new, empty service. */
+WT_API wt_status wt_service_remove(wt_service* service);
 
 /* ---------------------------------------------------------------------------------------------
  * Endpoints (discovery updates)
  * ------------------------------------------------------------------------------------------- */
 
 typedef struct wt_endpoint_spec {
-  const char* id;     /* unique in the set, 1..256 bytes; e.g. "10.0.0.7:8080" */
+  uint32_t size;      /* sizeof(wt_endpoint_spec): WT_ENDPOINT_SPEC_INIT sets it */
+  const char* id;     /* unique in the set, 1..256 bytes of UTF-8; e.g. "10.0.0.7:8080" */
   double base_weight; /* > 0 and finite; from discovery metadata */
+  void* user;         /* the caller's own, returned in wt_pick.user by picks of this endpoint made
+                         from this set (e.g. the caller's object for the endpoint); may be NULL */
 } wt_endpoint_spec;
+#define WT_ENDPOINT_SPEC_INIT {sizeof(wt_endpoint_spec), NULL, 0.0, NULL}
+
+/* Called once for each non-NULL user pointer of an installed endpoint set, once no pick can
+ * return it any more: after a later set replaced the set and every pick that read it has
+ * returned, or at wt_service_remove() / wt_engine_destroy(). It runs on whichever thread frees
+ * the set (the controller's, a writer's), possibly while the engine holds internal locks: it must
+ * not call into the library. */
+typedef void (*wt_release_fn)(void* user);
+
+typedef struct wt_endpoints_options {
+  uint32_t size;              /* sizeof(wt_endpoints_options): WT_ENDPOINTS_OPTIONS_INIT */
+  wt_release_fn release_user; /* NULL: the engine never releases the specs' user pointers, and
+                                 the caller keeps them valid while picks may return them */
+} wt_endpoints_options;
+#define WT_ENDPOINTS_OPTIONS_INIT {sizeof(wt_endpoints_options), NULL}
 
 /* Replaces the service's endpoint set. Endpoints whose id stays keep all their state (windows,
  * weight, isolation) and take the new base weight; removed ones are dropped (reports on them
  * then return WT_ERR_STALE); new ones start in slow start, except in a service's first
  * non-empty set. An empty set is allowed: picks then return WT_ERR_NO_ENDPOINT.
- * The position of each spec in `specs` is the `index` that wt_pick reports. */
+ * The position of each spec in `specs` is the `index` that wt_pick reports. `options` may be
+ * NULL (no release). On success, when not NULL: out_keys[i] receives the key the engine assigned
+ * to specs[i] (`count` entries; the key of an endpoint that stays is the one it had), and
+ * *out_epoch the epoch of the set installed (the `epoch` of picks from it), exact even when other
+ * callers set endpoints meanwhile. On failure the engine keeps none of the user pointers. */
 WT_API wt_status wt_service_set_endpoints(wt_service* service, const wt_endpoint_spec* specs,
-                                          size_t count);
-/* As wt_service_set_endpoints(), and on success writes the epoch of the set it installed (the
- * `epoch` of picks from that set) to *out_epoch. A binding that maps pick indexes to its own
- * copy of the set learns the epoch here, exactly, even when other callers also set endpoints. */
-WT_API wt_status wt_service_set_endpoints_epoch(wt_service* service, const wt_endpoint_spec* specs,
-                                                size_t count, uint64_t* out_epoch);
+                                          size_t count, const wt_endpoints_options* options,
+                                          uint64_t* out_keys, uint64_t* out_epoch);
 
-/* The key of an endpoint by id (for wt_service_complete / wt_service_report_key). */
+/* The key of an endpoint by id (for wt_service_report_key). */
 WT_API wt_status wt_service_endpoint_key(wt_service* service, const char* id, uint64_t* out_key);
 
 /* Copies the id of the endpoint with `key` into buf (NUL-terminated). *out_len receives the id's
- * length without the NUL; if cap is too small nothing is copied and WT_ERR_INVALID_ARGUMENT is
- * returned with *out_len set, so the caller can retry with a larger buffer. */
+ * length without the NUL (at most 256); if cap is too small nothing is copied and
+ * WT_ERR_INVALID_ARGUMENT is returned with *out_len set. */
 WT_API wt_status wt_service_endpoint_id(wt_service* service, uint64_t key, char* buf, size_t cap,
                                         size_t* out_len);
 
@@ -194,19 +247,33 @@ enum {
                               * completed nor cancelled) skews load-aware picks for one to two
                               * controller.interval_ms at most, and needs no finalizer. */
 };
-/* Bits 24-31 of wt_pick.flags are the engine's (the controller cycle a tracked pick was counted
- * in): pass a pick back unchanged and test the WT_PICK_* bits with &. */
-#define WT_PICK_ENGINE_BITS 0xff000000u
 
 typedef struct wt_pick {
-  uint64_t key;      /* the endpoint, for wt_service_complete(); stable while it stays in the set */
-  uint64_t epoch;    /* which wt_service_set_endpoints() call `index` refers to (1, 2, ...) */
-  uint32_t index;    /* position of the endpoint in the specs array of that call */
-  uint32_t flags;    /* WT_PICK_* bits */
+  uint32_t size;   /* in: sizeof(wt_pick), set by WT_PICK_INIT */
+  uint32_t flags;  /* WT_PICK_* bits */
+  uint64_t key;    /* the endpoint, for wt_service_complete(); stable while it stays in the set */
+  uint64_t epoch;  /* which endpoint set `index` refers to (1, 2, ...: see out_epoch) */
+  uint32_t index;  /* position of the endpoint in the specs array of that set */
+  uint32_t ticket; /* the engine's (which controller cycle counted a tracked pick): pass it back
+                      unchanged */
+  void* user;      /* the user pointer of the endpoint's spec in that set */
 } wt_pick;
+#define WT_PICK_INIT {sizeof(wt_pick), 0, 0, 0, 0, 0, NULL}
 
-/* Chooses an endpoint. Returns WT_ERR_NO_ENDPOINT when the set is empty. */
+/* Chooses an endpoint. Returns WT_ERR_NO_ENDPOINT when the set is empty. `out->size` must be set
+ * (WT_PICK_INIT). out->user may be released (wt_endpoints_options) as soon as this returns, if
+ * another thread replaces the set meanwhile: a caller whose user pointers can be released picks
+ * with wt_service_pick_pinned() instead. */
 WT_API wt_status wt_service_pick(wt_service* service, wt_pick* out);
+
+/* Called by wt_service_pick_pinned() with the picked endpoint's user pointer (never NULL) while
+ * the set it came from cannot be released: take a reference of your own here (an atomic count, a
+ * JNI local reference, Py_INCREF). Runs on the calling thread; it must not call into the library. */
+typedef void (*wt_pin_fn)(void* ctx, void* user);
+
+/* As wt_service_pick(), and pins out->user with pin(ctx, user) when it is not NULL. */
+WT_API wt_status wt_service_pick_pinned(wt_service* service, wt_pick* out, wt_pin_fn pin,
+                                        void* ctx);
 
 typedef enum wt_outcome {
   WT_OUTCOME_SUCCESS = 0,
@@ -221,9 +288,10 @@ typedef enum wt_outcome {
  * (a 4xx is the caller's fault, not the endpoint's). */
 WT_API int wt_outcome_from_http_status(int http_status);
 
-/* Finishes a pick: records the outcome and, if the pick was WT_PICK_TRACKED, releases its
- * in-flight count. `latency_ms` must be finite, >= 0 and at most the config's
- * limits.max_latency_ms. Returns WT_ERR_STALE if the endpoint was removed meanwhile. */
+/* Finishes a pick (passed back as the pick call wrote it): records the outcome and, if the pick
+ * was WT_PICK_TRACKED, releases its in-flight count. `latency_ms` must be finite, >= 0 and at
+ * most the config's limits.max_latency_ms. Returns WT_ERR_STALE if the endpoint was removed
+ * meanwhile. */
 WT_API wt_status wt_service_complete(wt_service* service, const wt_pick* pick, double latency_ms,
                                      int outcome);
 /* Finishes a pick without an outcome (the request was never sent). */
@@ -237,15 +305,18 @@ WT_API wt_status wt_service_report(wt_service* service, const char* endpoint_id,
                                    double latency_ms, int outcome);
 
 typedef struct wt_report {
+  uint32_t size;  /* sizeof(wt_report): WT_REPORT_INIT; the array's stride */
+  int32_t outcome;
   uint64_t key;
   double latency_ms;
-  int32_t outcome;
   int32_t status; /* out: the wt_status of this entry */
 } wt_report;
+#define WT_REPORT_INIT {sizeof(wt_report), 0, 0, 0.0, 0}
 
 /* Records many outcomes at once (as wt_service_report_key each). Returns WT_OK if every entry
  * was recorded, else the first failing entry's status; each entry's own status is written
- * back, and valid entries are recorded even when others fail. *out_recorded may be NULL. */
+ * back, and valid entries are recorded even when others fail. Every entry must carry the size
+ * of the first (else WT_ERR_INVALID_ARGUMENT, nothing recorded). *out_recorded may be NULL. */
 WT_API wt_status wt_service_report_batch(wt_service* service, wt_report* reports, size_t count,
                                          size_t* out_recorded);
 
@@ -257,12 +328,14 @@ enum {
 };
 
 typedef struct wt_resources {
+  uint32_t size;    /* sizeof(wt_resources): WT_RESOURCES_INIT */
   uint32_t present; /* WT_RES_* bits: which of the fields below carry a value */
   double cpu;
   double memory;
   double thread_pool;
   double connection_pool;
 } wt_resources;
+#define WT_RESOURCES_INIT {sizeof(wt_resources), 0, 0.0, 0.0, 0.0, 0.0}
 
 /* Records a resource sample for an endpoint; each present field must be in [0, 1]. Samples are
  * averaged over the sliding window. */
@@ -283,10 +356,13 @@ typedef enum wt_event_type {
   WT_EVENT_PANIC_EXIT = 6,
   WT_EVENT_ENDPOINT_ADDED = 7,
   WT_EVENT_ENDPOINT_REMOVED = 8,
-  WT_EVENT_CONFIG_RELOADED = 9
+  WT_EVENT_CONFIG_RELOADED = 9,
+  WT_EVENT_SERVICE_REMOVED = 10 /* wt_service_remove(); `endpoint` is "" */
 } wt_event_type;
 
 typedef struct wt_event {
+  uint32_t size;         /* callbacks: the library's sizeof(wt_event); polls: set by the caller
+                            (WT_EVENT_INIT) */
   int32_t type;          /* wt_event_type */
   int64_t time_ns;
   const char* service;
@@ -295,17 +371,23 @@ typedef struct wt_event {
   double new_weight;
   const char* reason;    /* JSON object: the rules that fired, on which values */
 } wt_event;
+#define WT_EVENT_INIT {sizeof(wt_event), 0, 0, NULL, NULL, 0.0, 0.0, NULL}
 
 /* Called for every event, in order: from the controller thread (real clock), from the thread
  * inside wt_engine_advance()/wt_engine_run_cycle() (after the cycles it ran), or from the thread
  * whose wt_service_set_endpoints()/wt_engine_reload() caused the event. It runs after the engine
  * has released its locks, so it may pick, report, advance or reload; it must not call
  * wt_engine_destroy() or wt_engine_set_event_callback() (calls are serialised on the callback).
- * The event and its strings are valid only during the call. NULL removes the callback. */
+ * The event and its strings are valid only during the call. NULL removes the callback.
+ * `release` (may be NULL) is called once with `user` after the last call of `fn` with it: when a
+ * later wt_engine_set_event_callback() replaces it (after a call running then has returned), or
+ * at wt_engine_destroy(). */
 typedef void (*wt_event_fn)(void* user, const wt_event* event);
-WT_API wt_status wt_engine_set_event_callback(wt_engine* engine, wt_event_fn fn, void* user);
+WT_API wt_status wt_engine_set_event_callback(wt_engine* engine, wt_event_fn fn, void* user,
+                                              wt_release_fn release);
 
-/* Takes the oldest queued event. Returns WT_OK with *out_has_event = 1 and *out filled, or
+/* Takes the oldest queued event. `out->size` must be set (WT_EVENT_INIT). Returns WT_OK with
+ * *out_has_event = 1 and *out filled, or
  * *out_has_event = 0 when the queue is empty. The strings in *out stay valid until the next
  * wt_engine_poll_event() on this engine (from any thread) or its destruction. The queue holds
  * events.queue_capacity events; older ones are dropped and counted in the snapshot. */

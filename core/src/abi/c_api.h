@@ -18,6 +18,14 @@ namespace weighted {
 
 void SetLastError(const Status& s);
 
+template <typename T> constexpr const char* TypeName();
+template <> constexpr const char* TypeName<wt_pick>() { return "wt_pick"; }
+template <> constexpr const char* TypeName<wt_endpoint_spec>() { return "wt_endpoint_spec"; }
+template <> constexpr const char* TypeName<wt_endpoints_options>() { return "wt_endpoints_options"; }
+template <> constexpr const char* TypeName<wt_report>() { return "wt_report"; }
+template <> constexpr const char* TypeName<wt_resources>() { return "wt_resources"; }
+template <> constexpr const char* TypeName<wt_event>() { return "wt_event"; }
+
 template <typename Fn>
 wt_status Call(const char* where, Fn&& fn) noexcept {
   try {
@@ -41,6 +49,16 @@ inline Service* AsService(wt_service* s) { return reinterpret_cast<Service*>(s);
 
 inline Status NullArg(const char* where, const char* arg) {
   return InvalidArgument(fmt::format("{}: {} is NULL", where, arg));
+}
+
+// A sized struct from the caller (weighted.h, "Compatibility"): its `size` must cover at least
+// the struct as 2.0 published it. `what` names the argument ("pick", "specs[3]").
+template <typename T>
+Status CheckSize(const char* where, const char* what, const T& s) {
+  if (s.size >= sizeof(T)) [[likely]] return Status::Ok();
+  return InvalidArgument(fmt::format("{}: {}.size is {}, less than sizeof({}) = {}; initialise it "
+                                     "with its WT_*_INIT", where, what, s.size,
+                                     TypeName<T>(), sizeof(T)));
 }
 
 // Checks an engine handle: not NULL and (best effort) not destroyed.

@@ -4,6 +4,8 @@
 #include <fstream>
 
 #include "abi/c_api.h"
+#include "model/pending_event.h"
+#include "stats/signals.h"
 #include "util/tls.h"
 
 namespace weighted {
@@ -99,6 +101,10 @@ WT_API const char* wt_status_name(int status) {
   }
   return "WT_UNKNOWN_STATUS";
 }
+
+WT_API const char* wt_outcome_name(int outcome) { return OutcomeName(outcome); }
+
+WT_API const char* wt_event_type_name(int type) { return EventTypeName(type); }
 
 WT_API void wt_free(void* p) { std::free(p); }
 

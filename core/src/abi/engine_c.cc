@@ -10,7 +10,7 @@ wt_status Create(const char* where, std::string_view json, int clock_mode, wt_en
   return Call(where, [&]() -> Status {
     if (!out) return NullArg(where, "out");
     std::unique_ptr<Engine> e;
-    Status s = Engine::Create(json, clock_mode, &e);
+    Status s = Engine::Create(where, json, clock_mode, &e);
     if (!s.ok()) return s;
     *out = reinterpret_cast<wt_engine*>(e.release());
     return Status::Ok();
@@ -44,7 +44,7 @@ WT_API wt_status wt_engine_reload(wt_engine* engine, const char* json, size_t le
     Status s = CheckEngine("wt_engine_reload", engine);
     if (!s.ok()) return s;
     if (!json) return NullArg("wt_engine_reload", "json");
-    return AsEngine(engine)->Reload(std::string_view(json, len));
+    return AsEngine(engine)->Reload("wt_engine_reload", std::string_view(json, len));
   });
 }
 
@@ -56,7 +56,7 @@ WT_API wt_status wt_engine_reload_from_file(wt_engine* engine, const char* path)
     s = ReadFile("wt_engine_reload_from_file", path,
                  AsEngine(engine)->config()->limits.max_config_bytes, &text);
     if (!s.ok()) return s;
-    return AsEngine(engine)->Reload(text);
+    return AsEngine(engine)->Reload("wt_engine_reload_from_file", text);
   });
 }
 
@@ -74,7 +74,7 @@ WT_API wt_status wt_engine_advance(wt_engine* engine, int64_t delta_ns) {
   return Call("wt_engine_advance", [&]() -> Status {
     Status s = CheckEngine("wt_engine_advance", engine);
     if (!s.ok()) return s;
-    return AsEngine(engine)->Advance(delta_ns);
+    return AsEngine(engine)->Advance("wt_engine_advance", delta_ns);
   });
 }
 
@@ -94,17 +94,18 @@ WT_API wt_status wt_engine_service(wt_engine* engine, const char* name, wt_servi
     if (!name) return NullArg("wt_engine_service", "name");
     if (!out) return NullArg("wt_engine_service", "out");
     Service* svc = nullptr;
-    s = AsEngine(engine)->GetService(name, &svc);
+    s = AsEngine(engine)->GetService("wt_engine_service", name, &svc);
     if (s.ok()) *out = reinterpret_cast<wt_service*>(svc);
     return s;
   });
 }
 
-WT_API wt_status wt_engine_set_event_callback(wt_engine* engine, wt_event_fn fn, void* user) {
+WT_API wt_status wt_engine_set_event_callback(wt_engine* engine, wt_event_fn fn, void* user,
+                                              wt_release_fn release) {
   return Call("wt_engine_set_event_callback", [&]() -> Status {
     Status s = CheckEngine("wt_engine_set_event_callback", engine);
     if (!s.ok()) return s;
-    AsEngine(engine)->events().SetCallback(fn, user);
+    AsEngine(engine)->events().SetCallback(fn, user, release);
     return Status::Ok();
   });
 }
@@ -115,6 +116,8 @@ WT_API wt_status wt_engine_poll_event(wt_engine* engine, wt_event* out, int* out
     if (!s.ok()) return s;
     if (!out) return NullArg("wt_engine_poll_event", "out");
     if (!out_has_event) return NullArg("wt_engine_poll_event", "out_has_event");
+    s = CheckSize("wt_engine_poll_event", "out", *out);
+    if (!s.ok()) return s;
     return AsEngine(engine)->events().Poll(out, out_has_event);
   });
 }

@@ -1,106 +1,191 @@
-// The hot path's C entry points. Each is a NULL check and a forward: the work and its errors
-// are in Service.
+// The service's C entry points. Each is a check of the arguments the C types cannot express
+// (NULLs, struct sizes) and a forward: the work and its errors are in runtime/service.cc.
 #include <cstring>
+#include <type_traits>
+#include <vector>
 
 #include "abi/c_api.h"
 
 using namespace weighted;
 
-#define WT_SERVICE_CALL(where, body)                              \
-  Call(where, [&]() -> Status {                                   \
-    if (!service) return NullArg(where, "service");               \
-    Service* svc = AsService(service);                            \
-    body                                                          \
-  })
+namespace {
+
+// The body of every entry point here: the service handle checked, then `fn(svc)` under Call().
+template <typename Fn>
+wt_status ServiceCall(const char* where, wt_service* service, Fn&& fn) noexcept {
+  return Call(where, [&]() -> Status {
+    if (!service) return NullArg(where, "service");
+    return fn(AsService(service));
+  });
+}
+
+// Element i of an array of sized structs, whose stride is its elements' size.
+template <typename T>
+T& At(T* base, size_t stride, size_t i) {
+  using Byte = std::conditional_t<std::is_const_v<T>, const char, char>;
+  return *reinterpret_cast<T*>(reinterpret_cast<Byte*>(base) + i * stride);
+}
+
+// An array of `count` sized structs (weighted.h, "Compatibility"): the first element's size is
+// at least the 2.0 struct's, and every element repeats it.
+template <typename T>
+Status CheckStride(const char* where, const char* what, const T* array, size_t count) {
+  Status s = CheckSize(where, fmt::format("{}[0]", what).c_str(), array[0]);
+  if (!s.ok()) return s;
+  const size_t stride = array[0].size;
+  for (size_t i = 1; i < count; ++i) {
+    const uint32_t size = At(array, stride, i).size;
+    if (size != stride) {
+      return InvalidArgument(fmt::format("{}: {}[{}].size is {}, but {}[0].size is {}: every "
+                                         "element of the array has the same size",
+                                         where, what, i, size, what, stride));
+    }
+  }
+  return Status::Ok();
+}
+
+}  // namespace
 
 extern "C" {
 
 WT_API wt_status wt_service_set_endpoints(wt_service* service, const wt_endpoint_spec* specs,
-                                          size_t count) {
-  return WT_SERVICE_CALL("wt_service_set_endpoints", {
-    return svc->owner().SetEndpoints(svc, specs, count, nullptr);
+                                          size_t count, const wt_endpoints_options* options,
+                                          uint64_t* out_keys, uint64_t* out_epoch) {
+  constexpr const char* where = "wt_service_set_endpoints";
+  return ServiceCall(where, service, [&](Service* svc) -> Status {
+    wt_release_fn release = nullptr;
+    if (options) {
+      Status s = CheckSize(where, "options", *options);
+      if (!s.ok()) return s;
+      release = options->release_user;
+    }
+    SpecArray list{specs, sizeof(wt_endpoint_spec), count};
+    if (count > 0) {
+      if (!specs) return NullArg(where, "specs");
+      Status s = CheckSize(where, "specs[0]", specs[0]);
+      if (!s.ok()) return s;
+      list.stride = specs[0].size;
+    }
+    return svc->owner().SetEndpoints(where, svc, list, release, out_keys, out_epoch);
   });
 }
 
-WT_API wt_status wt_service_set_endpoints_epoch(wt_service* service, const wt_endpoint_spec* specs,
-                                                size_t count, uint64_t* out_epoch) {
-  return WT_SERVICE_CALL("wt_service_set_endpoints_epoch", {
-    if (!out_epoch) return NullArg("wt_service_set_endpoints_epoch", "out_epoch");
-    return svc->owner().SetEndpoints(svc, specs, count, out_epoch);
-  });
+WT_API wt_status wt_service_remove(wt_service* service) {
+  constexpr const char* where = "wt_service_remove";
+  return ServiceCall(where, service,
+                     [&](Service* svc) -> Status { return svc->owner().RemoveService(where, svc); });
 }
 
 WT_API wt_status wt_service_pick(wt_service* service, wt_pick* out) {
-  return WT_SERVICE_CALL("wt_service_pick", {
-    if (!out) return NullArg("wt_service_pick", "out");
-    return svc->Pick(out);
+  constexpr const char* where = "wt_service_pick";
+  return ServiceCall(where, service, [&](Service* svc) -> Status {
+    if (!out) return NullArg(where, "out");
+    Status s = CheckSize(where, "out", *out);
+    if (!s.ok()) [[unlikely]] return s;
+    return svc->Pick(where, out, nullptr, nullptr);
+  });
+}
+
+WT_API wt_status wt_service_pick_pinned(wt_service* service, wt_pick* out, wt_pin_fn pin,
+                                        void* ctx) {
+  constexpr const char* where = "wt_service_pick_pinned";
+  return ServiceCall(where, service, [&](Service* svc) -> Status {
+    if (!out) return NullArg(where, "out");
+    if (!pin) return NullArg(where, "pin");
+    Status s = CheckSize(where, "out", *out);
+    if (!s.ok()) [[unlikely]] return s;
+    return svc->Pick(where, out, pin, ctx);
   });
 }
 
 WT_API wt_status wt_service_complete(wt_service* service, const wt_pick* pick, double latency_ms,
                                      int outcome) {
-  return WT_SERVICE_CALL("wt_service_complete", {
-    if (!pick) return NullArg("wt_service_complete", "pick");
-    return svc->Finish(*pick, latency_ms, outcome, true);
+  constexpr const char* where = "wt_service_complete";
+  return ServiceCall(where, service, [&](Service* svc) -> Status {
+    if (!pick) return NullArg(where, "pick");
+    Status s = CheckSize(where, "pick", *pick);
+    if (!s.ok()) [[unlikely]] return s;
+    return svc->Finish(where, *pick, latency_ms, outcome, true);
   });
 }
 
 WT_API wt_status wt_service_cancel(wt_service* service, const wt_pick* pick) {
-  return WT_SERVICE_CALL("wt_service_cancel", {
-    if (!pick) return NullArg("wt_service_cancel", "pick");
-    return svc->Finish(*pick, 0, WT_OUTCOME_SUCCESS, false);
+  constexpr const char* where = "wt_service_cancel";
+  return ServiceCall(where, service, [&](Service* svc) -> Status {
+    if (!pick) return NullArg(where, "pick");
+    Status s = CheckSize(where, "pick", *pick);
+    if (!s.ok()) [[unlikely]] return s;
+    return svc->Finish(where, *pick, 0, WT_OUTCOME_SUCCESS, false);
   });
 }
 
 WT_API wt_status wt_service_report_key(wt_service* service, uint64_t key, double latency_ms,
                                        int outcome) {
-  return WT_SERVICE_CALL("wt_service_report_key", { return svc->ReportKey(key, latency_ms, outcome); });
+  constexpr const char* where = "wt_service_report_key";
+  return ServiceCall(where, service, [&](Service* svc) -> Status {
+    return svc->ReportKey(where, key, latency_ms, outcome);
+  });
 }
 
 WT_API wt_status wt_service_report(wt_service* service, const char* endpoint_id,
                                    double latency_ms, int outcome) {
-  return WT_SERVICE_CALL("wt_service_report", {
-    if (!endpoint_id) return NullArg("wt_service_report", "endpoint_id");
-    return svc->ReportId(endpoint_id, latency_ms, outcome);
+  constexpr const char* where = "wt_service_report";
+  return ServiceCall(where, service, [&](Service* svc) -> Status {
+    if (!endpoint_id) return NullArg(where, "endpoint_id");
+    return svc->ReportId(where, endpoint_id, latency_ms, outcome);
   });
 }
 
 WT_API wt_status wt_service_report_batch(wt_service* service, wt_report* reports, size_t count,
                                          size_t* out_recorded) {
-  return WT_SERVICE_CALL("wt_service_report_batch", {
-    if (!reports && count) return NullArg("wt_service_report_batch", "reports");
-    return svc->ReportBatch(reports, count, out_recorded);
+  constexpr const char* where = "wt_service_report_batch";
+  return ServiceCall(where, service, [&](Service* svc) -> Status {
+    if (count == 0) {
+      if (out_recorded) *out_recorded = 0;
+      return Status::Ok();
+    }
+    if (!reports) return NullArg(where, "reports");
+    Status s = CheckStride(where, "reports", reports, count);
+    if (!s.ok()) return s;
+    return svc->ReportBatch(where, reports, count, reports[0].size, out_recorded);
   });
 }
 
 WT_API wt_status wt_service_report_resources(wt_service* service, const char* endpoint_id,
                                              const wt_resources* resources) {
-  return WT_SERVICE_CALL("wt_service_report_resources", {
-    if (!endpoint_id) return NullArg("wt_service_report_resources", "endpoint_id");
-    if (!resources) return NullArg("wt_service_report_resources", "resources");
-    return svc->ReportResources(endpoint_id, *resources);
+  constexpr const char* where = "wt_service_report_resources";
+  return ServiceCall(where, service, [&](Service* svc) -> Status {
+    if (!endpoint_id) return NullArg(where, "endpoint_id");
+    if (!resources) return NullArg(where, "resources");
+    Status s = CheckSize(where, "resources", *resources);
+    if (!s.ok()) return s;
+    const wt_resources& r = *resources;
+    const double values[kResources] = {r.cpu, r.memory, r.thread_pool, r.connection_pool};
+    return svc->ReportResources(where, endpoint_id, r.present, values);
   });
 }
 
 WT_API wt_status wt_service_endpoint_key(wt_service* service, const char* id, uint64_t* out_key) {
-  return WT_SERVICE_CALL("wt_service_endpoint_key", {
-    if (!id) return NullArg("wt_service_endpoint_key", "id");
-    if (!out_key) return NullArg("wt_service_endpoint_key", "out_key");
-    return svc->KeyOf(id, out_key);
+  constexpr const char* where = "wt_service_endpoint_key";
+  return ServiceCall(where, service, [&](Service* svc) -> Status {
+    if (!id) return NullArg(where, "id");
+    if (!out_key) return NullArg(where, "out_key");
+    return svc->KeyOf(where, id, out_key);
   });
 }
 
 WT_API wt_status wt_service_endpoint_id(wt_service* service, uint64_t key, char* buf, size_t cap,
                                         size_t* out_len) {
-  return WT_SERVICE_CALL("wt_service_endpoint_id", {
-    if (!out_len) return NullArg("wt_service_endpoint_id", "out_len");
+  constexpr const char* where = "wt_service_endpoint_id";
+  return ServiceCall(where, service, [&](Service* svc) -> Status {
+    if (!out_len) return NullArg(where, "out_len");
     std::string id;
-    Status s = svc->IdOf(key, &id);
+    Status s = svc->IdOf(where, key, &id);
     if (!s.ok()) return s;
     *out_len = id.size();
     if (!buf || cap <= id.size()) {
-      return InvalidArgument(fmt::format("wt_service_endpoint_id: buffer of {} bytes is too small "
-                                         "for an id of {} bytes plus NUL", cap, id.size()));
+      return InvalidArgument(fmt::format("{}: buffer of {} bytes is too small for an id of {} "
+                                         "bytes plus NUL", where, cap, id.size()));
     }
     std::memcpy(buf, id.data(), id.size() + 1);
     return Status::Ok();

@@ -13,6 +13,7 @@ const char* EventTypeName(int type) {
     case WT_EVENT_ENDPOINT_ADDED: return "endpoint_added";
     case WT_EVENT_ENDPOINT_REMOVED: return "endpoint_removed";
     case WT_EVENT_CONFIG_RELOADED: return "config_reloaded";
+    case WT_EVENT_SERVICE_REMOVED: return "service_removed";
   }
   return nullptr;
 }

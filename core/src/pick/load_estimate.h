@@ -42,11 +42,11 @@ struct LoadEstimate {
   }
   // A tracked pick counted in controller cycle `cycle`.
   void Take(uint32_t cycle) { inflight[cycle & 1].fetch_add(1, std::memory_order_relaxed); }
-  // Finishes a pick counted in the cycle whose low byte is `counted`, now that the service is in
-  // cycle `cycle`. Counted in cycle c, the count lives until cycle c + 2 begins; after that it
-  // has expired, and taking it off again would eat a newer pick's count.
+  // Finishes a pick counted in cycle `counted`, now that the service is in cycle `cycle`.
+  // Counted in cycle c, the count lives until cycle c + 2 begins; after that it has expired, and
+  // taking it off again would eat a newer pick's count. (Unsigned: a wrapped counter still works.)
   void Release(uint32_t counted, uint32_t cycle) {
-    if (((cycle - counted) & 0xffu) <= 1) {
+    if (cycle - counted <= 1) {
       inflight[counted & 1].fetch_sub(1, std::memory_order_relaxed);
     }
   }

@@ -19,7 +19,7 @@ void Schedule::Pick(const Roster& roster, PickerRandom& random, wt_pick* out) co
   uint32_t i;
   uint32_t flags = 0;
   if (panic) {
-    i = random.rr++ % static_cast<uint32_t>(roster.keys.size());
+    i = random.rr++ % static_cast<uint32_t>(roster.entries.size());
     flags = WT_PICK_PANIC;
   } else {
     const uint64_t r = random.Next();
@@ -57,16 +57,19 @@ void Schedule::Pick(const Roster& roster, PickerRandom& random, wt_pick* out) co
       }
     }
   }
+  uint32_t ticket = 0;
   if (mode == PickMode::kLoadAware) {
     roster.loads[i]->Take(cycle);
-    flags |= WT_PICK_TRACKED | (cycle << kPickCycleShift);  // the cycle's low byte
+    flags |= WT_PICK_TRACKED;
+    ticket = cycle;
   }
-  // The key comes from the dense keys array: a weighted pick touches no Endpoint object (at
-  // 10 000 endpoints that was a cache and TLB miss per pick).
-  out->key = roster.keys[i];
+  const RosterEntry& e = roster.entries[i];
+  out->flags = flags;
+  out->key = e.key;
   out->epoch = roster.epoch;
   out->index = i;
-  out->flags = flags;
+  out->ticket = ticket;
+  out->user = e.user;
 }
 
 }  // namespace weighted

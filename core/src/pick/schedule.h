@@ -14,10 +14,6 @@
 
 namespace weighted {
 
-// Where a tracked pick's flags carry the low byte of the cycle that counted it.
-inline constexpr int kPickCycleShift = 24;
-static_assert(WT_PICK_ENGINE_BITS == 0xffu << kPickCycleShift);
-
 struct Schedule {
   AliasTable main;                    // endpoints in rotation, by effective weight
   AliasTable probes;                  // half-isolated endpoints (S-W3, S-S3)
@@ -29,7 +25,8 @@ struct Schedule {
   uint64_t keepalive_threshold = 0;   // load-aware: P(pick by weight alone), scaled to 2^32
   uint32_t cycle = 0;                 // the service's controller cycles so far (in-flight expiry)
 
-  // Chooses an endpoint of `roster` for one request. Requires a non-empty roster.
+  // Chooses an endpoint of `roster` for one request. Requires a non-empty roster. A tracked pick's
+  // ticket is the cycle that counted it (LoadEstimate::Release).
   void Pick(const Roster& roster, PickerRandom& random, wt_pick* out) const;
 
  private:

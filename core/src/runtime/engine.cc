@@ -28,10 +28,11 @@ Engine::Engine(Config cfg, int clock_mode)
   next_cycle_ns_ = config_->controller.interval_ms * kNsPerMs;
 }
 
-Status Engine::Create(std::string_view json, int clock_mode, std::unique_ptr<Engine>* out) {
+Status Engine::Create(const char* where, std::string_view json, int clock_mode,
+                      std::unique_ptr<Engine>* out) {
   if (clock_mode != WT_CLOCK_REAL && clock_mode != WT_CLOCK_MANUAL) {
-    return InvalidArgument(fmt::format("wt_engine_create: clock_mode must be WT_CLOCK_REAL (0) or "
-                                       "WT_CLOCK_MANUAL (1), got {}", clock_mode));
+    return InvalidArgument(fmt::format("{}: clock_mode must be WT_CLOCK_REAL (0) or "
+                                       "WT_CLOCK_MANUAL (1), got {}", where, clock_mode));
   }
   Config cfg;
   Status s = ParseConfig(json, &cfg);
@@ -57,39 +58,40 @@ std::shared_ptr<const Config> Engine::config() const {
   return config_;
 }
 
-Status Engine::Reload(std::string_view json) {
+Status Engine::Reload(const char* where, std::string_view json) {
   Config cfg;
   Status s = ParseConfig(json, &cfg);
   if (!s.ok()) return s;
   auto next = std::make_shared<const Config>(std::move(cfg));
-  std::vector<Service*> services;
   {
     std::unique_lock membership(membership_mu_);
     std::lock_guard lock(services_mu_);
     if (services_.size() > next->limits.max_services) {
-      return {WT_ERR_LIMIT, fmt::format("wt_engine_reload: the engine has {} services, more than "
-                                        "the new limits.max_services = {}",
-                                        services_.size(), next->limits.max_services)};
+      return {WT_ERR_LIMIT, fmt::format("{}: the engine has {} services, more than the new "
+                                        "limits.max_services = {}",
+                                        where, services_.size(), next->limits.max_services)};
     }
     for (auto& [name, svc] : services_) {
       size_t n = 0;
       svc->Inspect([&](Service& s) { n = s.endpoints().size(); });
       if (n > next->limits.max_endpoints_per_service) {
-        return {WT_ERR_LIMIT, fmt::format("wt_engine_reload: service \"{}\" has {} endpoints, more "
-                                          "than the new limits.max_endpoints_per_service = {}",
-                                          name, n, next->limits.max_endpoints_per_service)};
+        return {WT_ERR_LIMIT, fmt::format("{}: service \"{}\" has {} endpoints, more than the new "
+                                          "limits.max_endpoints_per_service = {}",
+                                          where, name, n, next->limits.max_endpoints_per_service)};
       }
-      services.push_back(svc.get());
     }
     std::lock_guard config_lock(config_mu_);
     config_ = next;
   }
   events_.SetCapacity(next->events.queue_capacity);
   EventBatches batches;
-  for (Service* svc : services) {
-    std::vector<PendingEvent> evs;
-    svc->Republish(*next, &evs);
-    if (!evs.empty()) batches.emplace_back(svc, std::move(evs));
+  {
+    std::lock_guard lock(services_mu_);  // no service is removed under the republish
+    for (auto& [name, svc] : services_) {
+      std::vector<PendingEvent> evs;
+      svc->Republish(*next, &evs);
+      if (!evs.empty()) batches.emplace_back(name, std::move(evs));
+    }
   }
   std::vector<PendingEvent> ev{{WT_EVENT_CONFIG_RELOADED, Now(), "", 0, 0,
                                 fmt::format(R"({{"profile":"{}"}})", next->profile)}};
@@ -98,13 +100,13 @@ Status Engine::Reload(std::string_view json) {
   return Status::Ok();
 }
 
-Status Engine::GetService(const char* name, Service** out) {
+Status Engine::GetService(const char* where, const char* name, Service** out) {
   const std::string_view n(name);
   if (n.empty() || n.size() > kMaxServiceName) {
-    return InvalidArgument(fmt::format("wt_engine_service: name must be 1..{} bytes, got {}",
+    return InvalidArgument(fmt::format("{}: name must be 1..{} bytes, got {}", where,
                                        kMaxServiceName, n.size()));
   }
-  if (!IsUtf8(n)) return InvalidArgument("wt_engine_service: name is not valid UTF-8");
+  if (!IsUtf8(n)) return InvalidArgument(fmt::format("{}: name is not valid UTF-8", where));
   auto cfg = config();
   std::lock_guard lock(services_mu_);
   auto it = services_.find(n);
@@ -113,9 +115,8 @@ Status Engine::GetService(const char* name, Service** out) {
     return Status::Ok();
   }
   if (services_.size() >= cfg->limits.max_services) {
-    return {WT_ERR_LIMIT, fmt::format("wt_engine_service: cannot create service \"{}\": "
-                                      "limits.max_services = {} reached",
-                                      n, cfg->limits.max_services)};
+    return {WT_ERR_LIMIT, fmt::format("{}: cannot create service \"{}\": limits.max_services = "
+                                      "{} reached", where, n, cfg->limits.max_services)};
   }
   auto svc = std::make_unique<Service>(std::string(n), *this, reclaimer_, *clock_, *cfg);
   *out = svc.get();
@@ -123,20 +124,46 @@ Status Engine::GetService(const char* name, Service** out) {
   return Status::Ok();
 }
 
-Status Engine::SetEndpoints(Service* svc, const wt_endpoint_spec* specs, size_t count,
-                            uint64_t* epoch) {
+Status Engine::SetEndpoints(const char* where, Service* svc, const SpecArray& specs,
+                            wt_release_fn release, uint64_t* keys, uint64_t* epoch) {
   std::vector<PendingEvent> evs;
   Status s;
   {
     std::shared_lock membership(membership_mu_);
-    s = svc->SetEndpoints(specs, count, *config(), &evs, epoch);
+    s = svc->SetEndpoints(where, specs, release, *config(), &evs, keys, epoch);
   }
   events_.Dispatch(svc->name(), evs);
   return s;
 }
 
+Status Engine::RemoveService(const char* where, Service* svc) {
+  std::unique_ptr<Service> owned;
+  size_t endpoints = 0;
+  {
+    std::lock_guard cycle(cycle_mu_);
+    std::lock_guard lock(services_mu_);
+    auto it = services_.find(svc->name());
+    if (it == services_.end() || it->second.get() != svc) {
+      return NotFound(fmt::format("{}: the service is not in this engine (removed already?)", where));
+    }
+    owned = std::move(it->second);
+    services_.erase(it);
+  }
+  owned->Inspect([&](Service& s) { endpoints = s.endpoints().size(); });
+  std::vector<PendingEvent> ev{{WT_EVENT_SERVICE_REMOVED, Now(), "", 0, 0,
+                                fmt::format(R"({{"endpoints":{}}})", endpoints)}};
+  const std::string name = owned->name();
+  // A hot-path call that began before the removal may still hold the service's snapshot, and
+  // its retired endpoints still settle their totals into it: it goes after them.
+  Service* raw = owned.release();
+  reclaimer_.Retire([raw] { delete raw; });
+  reclaimer_.Collect();
+  events_.Dispatch(name, ev);
+  return Status::Ok();
+}
+
 void Engine::Dispatch(EventBatches& batches) {
-  for (auto& [svc, evs] : batches) events_.Dispatch(svc->name(), evs);
+  for (auto& [name, evs] : batches) events_.Dispatch(name, evs);
 }
 
 void Engine::RunCycleAt(int64_t now, EventBatches* batches) {
@@ -149,7 +176,7 @@ void Engine::RunCycleAt(int64_t now, EventBatches* batches) {
   for (Service* svc : services) {
     std::vector<PendingEvent> evs;
     svc->Cycle(*cfg, now, &evs);
-    if (!evs.empty()) batches->emplace_back(svc, std::move(evs));
+    if (!evs.empty()) batches->emplace_back(svc->name(), std::move(evs));
   }
 }
 
@@ -162,14 +189,14 @@ void Engine::RunCycle() {
   Dispatch(batches);
 }
 
-Status Engine::Advance(int64_t delta_ns) {
+Status Engine::Advance(const char* where, int64_t delta_ns) {
   if (!manual_clock_) {
-    return {WT_ERR_WRONG_CLOCK, "wt_engine_advance: the engine runs on the real clock; "
-                                "create it with WT_CLOCK_MANUAL to drive time"};
+    return {WT_ERR_WRONG_CLOCK, fmt::format("{}: the engine runs on the real clock; create it "
+                                            "with WT_CLOCK_MANUAL to drive time", where)};
   }
   if (delta_ns < 0) {
-    return InvalidArgument(fmt::format("wt_engine_advance: delta_ns must be >= 0 (time never "
-                                       "runs backwards), got {}", delta_ns));
+    return InvalidArgument(fmt::format("{}: delta_ns must be >= 0 (time never runs backwards), "
+                                       "got {}", where, delta_ns));
   }
   EventBatches batches;
   {
@@ -177,16 +204,16 @@ Status Engine::Advance(int64_t delta_ns) {
     // The clock ends at kMaxManualNs (146 years) so that now + delta and the next cycle time (at
     // most a day later) never overflow int64: signed overflow is undefined behaviour.
     if (delta_ns > kMaxManualNs - manual_clock_->NowNs()) {
-      return InvalidArgument(fmt::format("wt_engine_advance: delta_ns {} would move the manual "
-                                         "clock past its end ({} ns)", delta_ns, kMaxManualNs));
+      return InvalidArgument(fmt::format("{}: delta_ns {} would move the manual clock past its "
+                                         "end ({} ns)", where, delta_ns, kMaxManualNs));
     }
     const int64_t target = manual_clock_->NowNs() + delta_ns;
     const int64_t interval_ns = config()->controller.interval_ms * kNsPerMs;
     if (target >= next_cycle_ns_ && (target - next_cycle_ns_) / interval_ns >= kMaxCyclesPerAdvance) {
-      return InvalidArgument(fmt::format("wt_engine_advance: delta_ns {} spans more than {} "
-                                         "controller cycles of controller.interval_ms ({}); "
-                                         "advance in smaller steps",
-                                         delta_ns, kMaxCyclesPerAdvance, interval_ns / kNsPerMs));
+      return InvalidArgument(fmt::format("{}: delta_ns {} spans more than {} controller cycles "
+                                         "of controller.interval_ms ({}); advance in smaller steps",
+                                         where, delta_ns, kMaxCyclesPerAdvance,
+                                         interval_ns / kNsPerMs));
     }
     while (next_cycle_ns_ <= target) {
       manual_clock_->Set(next_cycle_ns_);

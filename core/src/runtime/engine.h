@@ -23,17 +23,21 @@ namespace weighted {
 
 class Engine {
  public:
-  static Status Create(std::string_view json, int clock_mode, std::unique_ptr<Engine>* out);
+  // `where` names the C entry point being served, for messages.
+  static Status Create(const char* where, std::string_view json, int clock_mode,
+                       std::unique_ptr<Engine>* out);
   ~Engine();
 
-  Status Reload(std::string_view json);
+  Status Reload(const char* where, std::string_view json);
   int64_t Now() const { return clock_->NowNs(); }
   bool manual() const { return clock_->manual(); }
-  Status Advance(int64_t delta_ns);
+  Status Advance(const char* where, int64_t delta_ns);
   void RunCycle();
-  Status GetService(const char* name, Service** out);
-  Status SetEndpoints(Service* svc, const wt_endpoint_spec* specs, size_t count,
-                      uint64_t* epoch);
+  Status GetService(const char* where, const char* name, Service** out);
+  Status SetEndpoints(const char* where, Service* svc, const SpecArray& specs,
+                      wt_release_fn release, uint64_t* keys, uint64_t* epoch);
+  // Takes the service out of the engine; it is freed once no reader can hold it.
+  Status RemoveService(const char* where, Service* svc);
 
   EventQueue& events() { return events_; }
   std::shared_ptr<const Config> config() const;
@@ -52,7 +56,8 @@ class Engine {
 
  private:
   Engine(Config cfg, int clock_mode);
-  using EventBatches = std::vector<std::pair<Service*, std::vector<PendingEvent>>>;
+  // By service name: a service may be removed before its events are dispatched.
+  using EventBatches = std::vector<std::pair<std::string, std::vector<PendingEvent>>>;
   // Requires cycle_mu_. Appends the cycle's events to `out`; the caller dispatches them after
   // releasing cycle_mu_, so a callback may call back into the engine.
   void RunCycleAt(int64_t now, EventBatches* out);
@@ -75,10 +80,11 @@ class Engine {
   Reclaimer reclaimer_;
   EventQueue events_;
 
+  // Held by whatever walks the services (exports, reload's republish) and by removal.
   std::mutex services_mu_;
   std::map<std::string, std::unique_ptr<Service>, std::less<>> services_;
 
-  std::mutex cycle_mu_;  // one controller cycle at a time
+  std::mutex cycle_mu_;  // one controller cycle at a time; a removal waits for the cycle to end
   int64_t next_cycle_ns_ = 0;
 
   std::mutex loop_mu_;

@@ -11,14 +11,26 @@ void EventQueue::SetCapacity(size_t capacity) {
   }
 }
 
-void EventQueue::SetCallback(wt_event_fn fn, void* user) {
-  std::lock_guard lock(callback_mu_);
-  fn_ = fn;
-  user_ = user;
+EventQueue::~EventQueue() {
+  if (release_) release_(user_);
+}
+
+void EventQueue::SetCallback(wt_event_fn fn, void* user, wt_release_fn release) {
+  wt_release_fn old_release;
+  void* old_user;
+  {
+    std::lock_guard lock(callback_mu_);  // waits for a running call: the old callback is done
+    old_release = release_;
+    old_user = user_;
+    fn_ = fn;
+    user_ = user;
+    release_ = release;
+  }
+  if (old_release) old_release(old_user);
 }
 
 wt_event EventQueue::View(const Owned& o) {
-  return {o.ev.type, o.ev.time_ns, o.service.c_str(), o.ev.endpoint.c_str(),
+  return {sizeof(wt_event), o.ev.type, o.ev.time_ns, o.service.c_str(), o.ev.endpoint.c_str(),
           o.ev.old_weight, o.ev.new_weight, o.ev.reason.c_str()};
 }
 
@@ -53,7 +65,9 @@ Status EventQueue::Poll(wt_event* out, int* has_event) {
   }
   polled_ = std::move(queue_.front());
   queue_.pop_front();
+  const uint32_t size = out->size;  // the caller's: a newer library writes no field it lacks
   *out = View(polled_);
+  out->size = size;
   *has_event = 1;
   return Status::Ok();
 }

@@ -16,11 +16,16 @@ namespace weighted {
 class EventQueue {
  public:
   explicit EventQueue(size_t capacity) : capacity_(capacity) {}
+  ~EventQueue();  // releases the callback's user pointer
+  EventQueue(const EventQueue&) = delete;
+  EventQueue& operator=(const EventQueue&) = delete;
 
   void SetCapacity(size_t capacity);
-  void SetCallback(wt_event_fn fn, void* user);
+  // Replaces the callback; the old one's `release` runs once no call of it is running.
+  void SetCallback(wt_event_fn fn, void* user, wt_release_fn release);
   // Queues the events and calls the callback for each, in order.
   void Dispatch(const std::string& service, std::vector<PendingEvent>& events);
+  // Fills the fields of *out that fit in out->size (at least the 2.0 struct's).
   Status Poll(wt_event* out, int* has_event);
   uint64_t dropped() const;
   uint64_t total() const;
@@ -42,6 +47,7 @@ class EventQueue {
   std::mutex callback_mu_;  // held while calling back, so a callback is never torn down mid-call
   wt_event_fn fn_ = nullptr;
   void* user_ = nullptr;
+  wt_release_fn release_ = nullptr;
 };
 
 }  // namespace weighted

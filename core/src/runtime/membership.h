@@ -9,10 +9,23 @@
 
 #include "pick/roster.h"
 #include "runtime/endpoint.h"
+#include "weighted/weighted.h"
 
 namespace weighted {
 
 struct Membership : Roster {
+  Membership() = default;
+  Membership(const Membership&) = delete;
+  Membership& operator=(const Membership&) = delete;
+  // The last snapshot holding this set is gone, so no pick can return its user pointers.
+  ~Membership() {
+    if (!release) return;
+    for (const RosterEntry& e : entries) {
+      if (e.user) release(e.user);
+    }
+  }
+
+  wt_release_fn release = nullptr;    // for the entries' user pointers (wt_endpoints_options)
   std::vector<Endpoint*> endpoints;   // by index (the caller's order)
   std::vector<Endpoint*> by_slot;     // by key slot, for report()
   std::unordered_map<std::string_view, Endpoint*> by_id;

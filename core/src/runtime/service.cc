@@ -66,36 +66,41 @@ uint64_t Service::NewKey() {
   return (uint64_t{inc} << 32) | slot;
 }
 
-Status Service::SetEndpoints(const wt_endpoint_spec* specs, size_t count, const Config& cfg,
-                             std::vector<PendingEvent>* events, uint64_t* epoch) {
-  if (count > 0 && !specs) return InvalidArgument("wt_service_set_endpoints: specs is NULL");
+Status Service::SetEndpoints(const char* where, const SpecArray& specs, wt_release_fn release,
+                             const Config& cfg, std::vector<PendingEvent>* events, uint64_t* keys,
+                             uint64_t* epoch) {
+  const size_t count = specs.count;
   if (count > cfg.limits.max_endpoints_per_service) {
-    return {WT_ERR_LIMIT, fmt::format("wt_service_set_endpoints: {} endpoints exceed "
+    return {WT_ERR_LIMIT, fmt::format("{}: {} endpoints exceed "
                                       "limits.max_endpoints_per_service = {}",
-                                      count, cfg.limits.max_endpoints_per_service)};
+                                      where, count, cfg.limits.max_endpoints_per_service)};
   }
   std::unordered_set<std::string_view> seen;
   seen.reserve(count);
   for (size_t i = 0; i < count; ++i) {
     const wt_endpoint_spec& s = specs[i];
-    if (!s.id) return InvalidArgument(fmt::format("wt_service_set_endpoints: specs[{}].id is NULL", i));
+    if (s.size != specs.stride) {
+      return InvalidArgument(fmt::format("{}: specs[{}].size is {}, but specs[0].size is {}: "
+                                         "every element of the array has the same size",
+                                         where, i, s.size, specs.stride));
+    }
+    if (!s.id) return InvalidArgument(fmt::format("{}: specs[{}].id is NULL", where, i));
     const std::string_view id(s.id);
     if (id.empty() || id.size() > kMaxIdBytes) {
-      return InvalidArgument(fmt::format("wt_service_set_endpoints: specs[{}].id must be 1..{} "
-                                         "bytes, got {}", i, kMaxIdBytes, id.size()));
+      return InvalidArgument(fmt::format("{}: specs[{}].id must be 1..{} bytes, got {}", where, i,
+                                         kMaxIdBytes, id.size()));
     }
     if (!IsUtf8(id)) {
-      return InvalidArgument(fmt::format("wt_service_set_endpoints: specs[{}].id is not valid "
-                                         "UTF-8", i));
+      return InvalidArgument(fmt::format("{}: specs[{}].id is not valid UTF-8", where, i));
     }
     if (!std::isfinite(s.base_weight) || s.base_weight <= 0 || s.base_weight > kMaxBaseWeight) {
-      return InvalidArgument(fmt::format("wt_service_set_endpoints: specs[{}].base_weight "
-                                         "(endpoint \"{}\") must be finite and in (0, {:g}], got {}",
-                                         i, id, kMaxBaseWeight, s.base_weight));
+      return InvalidArgument(fmt::format("{}: specs[{}].base_weight (endpoint \"{}\") must be "
+                                         "finite and in (0, {:g}], got {}",
+                                         where, i, id, kMaxBaseWeight, s.base_weight));
     }
     if (!seen.insert(id).second) {
-      return {WT_ERR_DUPLICATE, fmt::format("wt_service_set_endpoints: endpoint id \"{}\" appears "
-                                            "twice (specs[{}])", id, i)};
+      return {WT_ERR_DUPLICATE, fmt::format("{}: endpoint id \"{}\" appears twice (specs[{}])",
+                                            where, id, i)};
     }
   }
 
@@ -143,11 +148,11 @@ Status Service::SetEndpoints(const wt_endpoint_spec* specs, size_t count, const 
   auto m = std::make_shared<Membership>();
   m->epoch = ++epoch_;
   m->endpoints = endpoints_;
-  m->keys.reserve(endpoints_.size());
-  m->loads.reserve(endpoints_.size());
-  for (Endpoint* ep : endpoints_) {
-    m->keys.push_back(ep->key);
-    m->loads.push_back(&ep->load);
+  m->entries.reserve(count);
+  m->loads.reserve(count);
+  for (size_t i = 0; i < count; ++i) {
+    m->entries.push_back({endpoints_[i]->key, specs[i].user});
+    m->loads.push_back(&endpoints_[i]->load);
   }
   m->by_slot.assign(slot_incarnation_.size(), nullptr);
   m->by_id.reserve(endpoints_.size());
@@ -156,8 +161,11 @@ Status Service::SetEndpoints(const wt_endpoint_spec* specs, size_t count, const 
     m->by_id.emplace(ep->id, ep);
   }
   const uint64_t installed = m->epoch;
+  Membership* installed_set = m.get();
   members_ = std::move(m);
   Publish(cfg, now, events);
+  // Last: had anything above thrown (out of memory), the caller would keep its user pointers.
+  installed_set->release = release;
   // Removed endpoints stay readable until no pick or report can still hold them.
   for (Endpoint* ep : removed) {
     reclaimer_.Retire([this, ep] {
@@ -166,7 +174,11 @@ Status Service::SetEndpoints(const wt_endpoint_spec* specs, size_t count, const 
     });
   }
   reclaimer_.Collect();
-  if (epoch) *epoch = installed;  // last: out-parameters are written only on success
+  // Last: out-parameters are written only on success.
+  if (keys) {
+    for (size_t i = 0; i < count; ++i) keys[i] = endpoints_[i]->key;
+  }
+  if (epoch) *epoch = installed;
   return Status::Ok();
 }
 
@@ -247,12 +259,13 @@ inline Status Service::Record(Endpoint* ep, double latency_ms, int outcome, cons
   return Status::Ok();
 }
 
-Status Service::Pick(wt_pick* out) {
+Status Service::Pick(const char* where, wt_pick* out, wt_pin_fn pin, void* ctx) {
   Guarded g(*this);
   if (g.snap->members->endpoints.empty()) {
-    return {WT_ERR_NO_ENDPOINT, fmt::format("wt_service_pick: service \"{}\" has no endpoints", name_)};
+    return {WT_ERR_NO_ENDPOINT, fmt::format("{}: service \"{}\" has no endpoints", where, name_)};
   }
   g.snap->schedule.Pick(*g.snap->members, g.reader.random, out);
+  if (pin && out->user) pin(ctx, out->user);  // the snapshot still holds the set: it is alive
   return Status::Ok();
 }
 
@@ -267,57 +280,61 @@ Status Service::OutcomeError(const char* where, double latency_ms, int outcome,
                                      kOutcomes - 1, outcome));
 }
 
-Status Service::Finish(const wt_pick& pick, double latency_ms, int outcome, bool record) {
+Status Service::Finish(const char* where, const wt_pick& pick, double latency_ms, int outcome,
+                       bool record) {
   Guarded g(*this);
   if (record) {
     if (!ValidOutcome(latency_ms, outcome, *g.snap)) [[unlikely]] {
-      return OutcomeError("wt_service_complete", latency_ms, outcome, *g.snap);
+      return OutcomeError(where, latency_ms, outcome, *g.snap);
     }
   }
   Endpoint* ep = g.snap->members->Find(pick.key);
   if (!ep) {
     if (record) stale_reports_.fetch_add(1, std::memory_order_relaxed);
-    return {WT_ERR_STALE, fmt::format("wt_service_complete: endpoint key {:#x} is no longer in "
-                                      "service \"{}\"", pick.key, name_)};
+    return {WT_ERR_STALE, fmt::format("{}: endpoint key {:#x} is no longer in service \"{}\"",
+                                      where, pick.key, name_)};
   }
   if (pick.flags & WT_PICK_TRACKED) {
-    ep->load.Release(pick.flags >> kPickCycleShift, g.snap->schedule.cycle);
+    ep->load.Release(pick.ticket, g.snap->schedule.cycle);
   }
   return record ? Record(ep, latency_ms, outcome, *g.snap) : Status::Ok();
 }
 
-Status Service::ReportKey(uint64_t key, double latency_ms, int outcome) {
+Status Service::ReportKey(const char* where, uint64_t key, double latency_ms, int outcome) {
   Guarded g(*this);
   if (!ValidOutcome(latency_ms, outcome, *g.snap)) [[unlikely]] {
-    return OutcomeError("wt_service_report_key", latency_ms, outcome, *g.snap);
+    return OutcomeError(where, latency_ms, outcome, *g.snap);
   }
   Endpoint* ep = g.snap->members->Find(key);
   if (!ep) {
     stale_reports_.fetch_add(1, std::memory_order_relaxed);
-    return {WT_ERR_STALE, fmt::format("wt_service_report_key: endpoint key {:#x} is not in "
-                                      "service \"{}\"", key, name_)};
+    return {WT_ERR_STALE, fmt::format("{}: endpoint key {:#x} is not in service \"{}\"", where,
+                                      key, name_)};
   }
   return Record(ep, latency_ms, outcome, *g.snap);
 }
 
-Status Service::ReportId(std::string_view id, double latency_ms, int outcome) {
+Status Service::ReportId(const char* where, std::string_view id, double latency_ms,
+                         int outcome) {
   Guarded g(*this);
   if (!ValidOutcome(latency_ms, outcome, *g.snap)) [[unlikely]] {
-    return OutcomeError("wt_service_report", latency_ms, outcome, *g.snap);
+    return OutcomeError(where, latency_ms, outcome, *g.snap);
   }
   Endpoint* ep = g.snap->members->Find(id);
   if (!ep) {
-    return NotFound(fmt::format("wt_service_report: no endpoint \"{}\" in service \"{}\"", id, name_));
+    return NotFound(fmt::format("{}: no endpoint \"{}\" in service \"{}\"", where, id, name_));
   }
   return Record(ep, latency_ms, outcome, *g.snap);
 }
 
-Status Service::ReportBatch(wt_report* reports, size_t count, size_t* recorded) {
+Status Service::ReportBatch(const char* where, wt_report* reports, size_t count, size_t stride,
+                            size_t* recorded) {
   Status first;
   size_t n = 0;
   for (size_t i = 0; i < count; ++i) {
-    Status s = ReportKey(reports[i].key, reports[i].latency_ms, reports[i].outcome);
-    reports[i].status = s.code();
+    auto& r = *reinterpret_cast<wt_report*>(reinterpret_cast<char*>(reports) + i * stride);
+    Status s = ReportKey(where, r.key, r.latency_ms, r.outcome);
+    r.status = s.code();
     if (s.ok()) ++n;
     else if (first.ok()) first = Status(s.code(), fmt::format("entry {}: {}", i, s.message()));
   }
@@ -325,44 +342,42 @@ Status Service::ReportBatch(wt_report* reports, size_t count, size_t* recorded) 
   return first;
 }
 
-Status Service::ReportResources(std::string_view id, const wt_resources& r) {
-  const double values[kResources] = {r.cpu, r.memory, r.thread_pool, r.connection_pool};
-  if (r.present & ~0xFu) {
-    return InvalidArgument(fmt::format("wt_service_report_resources: unknown bits {:#x} in present",
-                                       r.present & ~0xFu));
+Status Service::ReportResources(const char* where, std::string_view id, uint32_t present,
+                                const double (&values)[kResources]) {
+  if (present & ~0xFu) {
+    return InvalidArgument(fmt::format("{}: unknown bits {:#x} in present", where, present & ~0xFu));
   }
   for (int i = 0; i < kResources; ++i) {
-    if ((r.present & (1u << i)) && !(values[i] >= 0 && values[i] <= 1)) {
-      return InvalidArgument(fmt::format("wt_service_report_resources: {} must be a fraction in "
-                                         "[0, 1], got {}", ResourceName(i), values[i]));
+    if ((present & (1u << i)) && !(values[i] >= 0 && values[i] <= 1)) {
+      return InvalidArgument(fmt::format("{}: {} must be a fraction in [0, 1], got {}", where,
+                                         ResourceName(i), values[i]));
     }
   }
   Guarded g(*this);
   Endpoint* ep = g.snap->members->Find(id);
   if (!ep) {
-    return NotFound(fmt::format("wt_service_report_resources: no endpoint \"{}\" in service \"{}\"",
-                                id, name_));
+    return NotFound(fmt::format("{}: no endpoint \"{}\" in service \"{}\"", where, id, name_));
   }
-  ep->stats.RecordResources(r);
+  ep->stats.RecordResources(present, values);
   return Status::Ok();
 }
 
-Status Service::KeyOf(std::string_view id, uint64_t* key) {
+Status Service::KeyOf(const char* where, std::string_view id, uint64_t* key) {
   Guarded g(*this);
   Endpoint* ep = g.snap->members->Find(id);
   if (!ep) {
-    return NotFound(fmt::format("wt_service_endpoint_key: no endpoint \"{}\" in service \"{}\"", id, name_));
+    return NotFound(fmt::format("{}: no endpoint \"{}\" in service \"{}\"", where, id, name_));
   }
   *key = ep->key;
   return Status::Ok();
 }
 
-Status Service::IdOf(uint64_t key, std::string* id) {
+Status Service::IdOf(const char* where, uint64_t key, std::string* id) {
   Guarded g(*this);
   Endpoint* ep = g.snap->members->Find(key);
   if (!ep) {
-    return {WT_ERR_STALE, fmt::format("wt_service_endpoint_id: endpoint key {:#x} is not in "
-                                      "service \"{}\"", key, name_)};
+    return {WT_ERR_STALE, fmt::format("{}: endpoint key {:#x} is not in service \"{}\"", where,
+                                      key, name_)};
   }
   *id = ep->id;
   return Status::Ok();

@@ -26,6 +26,21 @@ namespace weighted {
 
 class Engine;
 
+// The caller's array of endpoint specs: `count` elements `stride` bytes apart, the first
+// element's size (weighted.h, "Compatibility"). Elements are read only after the count has
+// been checked against the limit.
+struct SpecArray {
+  const wt_endpoint_spec* base = nullptr;
+  size_t stride = sizeof(wt_endpoint_spec);
+  size_t count = 0;
+  const wt_endpoint_spec& operator[](size_t i) const {
+    return *reinterpret_cast<const wt_endpoint_spec*>(reinterpret_cast<const char*>(base) +
+                                                      i * stride);
+  }
+};
+
+// Every hot-path and writer call names the C entry point it serves (`where`), so that a message
+// names the function the caller called.
 class Service {
  public:
   Service(std::string name, Engine& owner, Reclaimer& reclaimer, const Clock& clock,
@@ -38,24 +53,31 @@ class Service {
   Engine& owner() const { return owner_; }
 
   // ---- writers ----
-  // On success writes the new set's epoch to *epoch (if not null).
-  Status SetEndpoints(const wt_endpoint_spec* specs, size_t count, const Config& cfg,
-                      std::vector<PendingEvent>* events, uint64_t* epoch = nullptr);
+  // On success writes each spec's key to keys[i] and the new set's epoch to *epoch (either may
+  // be null), and takes the specs' user pointers (released through `release`).
+  Status SetEndpoints(const char* where, const SpecArray& specs, wt_release_fn release,
+                      const Config& cfg, std::vector<PendingEvent>* events, uint64_t* keys,
+                      uint64_t* epoch);
   // One controller cycle at `now`: drain, window, evaluate, step, publish.
   void Cycle(const Config& cfg, int64_t now, std::vector<PendingEvent>* events);
   // Rebuilds the snapshot under a new config (reload) without a cycle.
   void Republish(const Config& cfg, std::vector<PendingEvent>* events);
 
   // ---- hot path (lock-free) ----
-  Status Pick(wt_pick* out);
-  // `finish` releases the pick's in-flight count; `record` records the outcome.
-  Status Finish(const wt_pick& pick, double latency_ms, int outcome, bool record);
-  Status ReportKey(uint64_t key, double latency_ms, int outcome);
-  Status ReportId(std::string_view id, double latency_ms, int outcome);
-  Status ReportBatch(wt_report* reports, size_t count, size_t* recorded);
-  Status ReportResources(std::string_view id, const wt_resources& r);
-  Status KeyOf(std::string_view id, uint64_t* key);
-  Status IdOf(uint64_t key, std::string* id);
+  // `pin` (may be null) runs on the picked endpoint's user pointer while the snapshot is held.
+  Status Pick(const char* where, wt_pick* out, wt_pin_fn pin, void* ctx);
+  // Releases the pick's in-flight count if it was tracked; `record`: records the outcome too.
+  Status Finish(const char* where, const wt_pick& pick, double latency_ms, int outcome,
+                bool record);
+  Status ReportKey(const char* where, uint64_t key, double latency_ms, int outcome);
+  Status ReportId(const char* where, std::string_view id, double latency_ms, int outcome);
+  // `reports` is an array of `count` elements `stride` bytes apart (the C struct's size).
+  Status ReportBatch(const char* where, wt_report* reports, size_t count, size_t stride,
+                     size_t* recorded);
+  Status ReportResources(const char* where, std::string_view id, uint32_t present,
+                         const double (&values)[kResources]);
+  Status KeyOf(const char* where, std::string_view id, uint64_t* key);
+  Status IdOf(const char* where, uint64_t key, std::string* id);
 
   // ---- observation (takes the mutex) ----
   template <typename Fn> void Inspect(Fn&& fn) {

@@ -24,10 +24,9 @@ void HotStats::Record(double latency_ms, int outcome) {
   histogram_.Record(BucketOf(us));  // one bucket per served answer: its count is the latency count
 }
 
-void HotStats::RecordResources(const wt_resources& r) {
-  const double values[kResources] = {r.cpu, r.memory, r.thread_pool, r.connection_pool};
+void HotStats::RecordResources(uint32_t present, const double (&values)[kResources]) {
   for (int i = 0; i < kResources; ++i) {
-    if (!(r.present & (1u << i))) continue;
+    if (!(present & (1u << i))) continue;
     resource_sum_[i].fetch_add(static_cast<uint64_t>(std::llround(values[i] * kMicro)),
                                std::memory_order_relaxed);
     resource_n_[i].fetch_add(1, std::memory_order_relaxed);

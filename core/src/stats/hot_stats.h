@@ -16,7 +16,8 @@ namespace weighted {
 class HotStats {
  public:
   void Record(double latency_ms, int outcome);
-  void RecordResources(const wt_resources& r);
+  // One sample of the resources whose WT_RES_* bit is set in `present` (fractions in [0, 1]).
+  void RecordResources(uint32_t present, const double (&values)[kResources]);
   // Moves everything recorded so far into `out`; each record lands in exactly one drain.
   void Drain(CycleSample* out);
   // Lifetime count per outcome, drained or not (for accounting and exposition). Exact when no

@@ -25,6 +25,7 @@ struct Pick {
   uint64_t epoch = 0;
   uint32_t index = 0;
   uint32_t flags = 0;
+  uint32_t ticket = 0;
 };
 
 // What a backend exports, the way a real one would: CPU = busy share of its workers over the
