@@ -1,5 +1,5 @@
 // The two peer schedulers the engine is measured against, in the same binary and run
-// (CONVENTIONS: "a benchmark prints ratios against a baseline from the same run"). They are
+// (a benchmark prints ratios against a baseline measured in the same run, so that a noisy machine moves both). They are
 // baselines, not product code: faithful to their sources, no faster and no slower than they are.
 #pragma once
 

@@ -1,9 +1,9 @@
 // Google Benchmark suite for the core, through the C API exactly as a caller links it
-// (libweighted.so). Issue 6 item 1: pick, report, pick+report at 3, 100, 1 000, 10 000
+// (libweighted.so). Measured: pick, report, pick+report at 3, 100, 1 000, 10 000
 // endpoints, 1 and 2 threads; one controller cycle at 10 000 endpoints; snapshot JSON and
 // Prometheus exposition; memory per endpoint. Baselines in the same binary and run: nginx's smooth
 // weighted round-robin behind a mutex and Envoy's EDF scheduler (baselines.h). At the end it
-// prints engine / baseline ratios and the issue's targets from this same run.
+// prints engine / baseline ratios and the performance targets (docs/performance.md) from this same run.
 //
 // Run: build/release/benchmarks/weighted_core_bench [--benchmark_repetitions=5 ...]
 // `make bench` runs it with repetitions and JSON output; benchmarks/report.py reads that.
@@ -469,7 +469,7 @@ void PrintSummary(const Collector& c) {
   }
   std::printf("(2-thread ns are wall time / all picks of both threads: the inverse of throughput)\n");
 
-  std::printf("\n== issue 6 targets (this run) ==\n");
+  std::printf("\n== performance targets (this run) ==\n");
   if (auto* p = c.Get(Name("BM_Pick_Engine", 1000, 1))) Verdict("pick, 1000 endpoints", p->ns, 25, true, "ns");
   if (auto* p = c.Get(Name("BM_Pick_Engine", 10000, 1))) Verdict("pick, 10000 endpoints", p->ns, 40, true, "ns");
   if (auto* p = c.Get(Name("BM_Report_Engine", 1000, 1))) Verdict("report, 1000 endpoints", p->ns, 30, true, "ns");

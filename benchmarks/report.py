@@ -198,7 +198,7 @@ def main():
     w("")
 
     # ---- targets ----
-    w("## Targets (issue 6, item 5)")
+    w("## Targets")
     w("")
     w("| target | bar | measured (wall) | measured (CPU) | verdict |")
     w("|---|---|---|---|---|")
@@ -259,7 +259,7 @@ def main():
                 unit=lambda x: "-" if x is None else f"{x:.2f}x")
     row("Python pick", "<= 300 ns", py.get("test_pick", (None,))[0], None, 300)
     w("")
-    w("Verdicts read the wall-clock median, as the issue states its targets; the CPU column says")
+    w("Verdicts read the wall-clock median, as the targets are stated; the CPU column says")
     w("whether the code itself meets the bar when the machine's other load is taken out. For the")
     w("2-thread rows, wall = items/s with 2 threads / items/s with 1; CPU = 2 x (CPU ns per pick,")
     w("1 thread) / (CPU ns per pick, 2 threads), which shows contention (shared cache lines make")

@@ -1,4 +1,4 @@
-# Benchmarks (issue 6). Not part of `make test`: timings are measurements, not assertions.
+# Benchmarks (docs/performance.md). Not part of `make test`: timings are measurements, not assertions.
 #
 #   make bench        the three suites, then docs/performance.md from their JSON:
 #                       C++  build/$(PRESET)/benchmarks/weighted_core_bench (Google Benchmark,

@@ -1,4 +1,4 @@
-# Reliability (issue 7; docs/reliability.md): the C++ suite under sanitizers, and the fuzzers.
+# Reliability (docs/reliability.md): the C++ suite under sanitizers, and the fuzzers.
 #
 #   make test-asan     the C++ tests (tests/cpp, tests/c) under ASan + UBSan (preset asan)
 #   make test-tsan     the same under TSan (preset tsan)

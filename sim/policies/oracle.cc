@@ -1,7 +1,7 @@
 // The reference limit, not a competitor: at each pick it reads the ground truth (each
 // backend's true service time and error probability at this instant, and its queue) and sends
 // the request to the backend with the least expected delay among those whose true error rate is
-// under 1% (issue 3's definition). One refinement keeps it a limit under open-loop overload:
+// under 1% (the definition docs/benchmark.md gives). One refinement keeps it a limit under open-loop overload:
 // a backend whose queue is full (503) or whose expected delay exceeds the client timeout would
 // only fail the request, so when every low-error backend is that far behind, the error-prone
 // ones are considered too

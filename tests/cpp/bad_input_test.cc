@@ -1,4 +1,4 @@
-// The bad-input table of issue 7 (item 4), C part; docs/reliability.md lists it beside the Java
+// The bad-input table (docs/reliability.md), C part; docs/reliability.md lists it beside the Java
 // and Python cases. Each case is one call with its expected status and message fragment, run on
 // a live engine (two services, endpoints with traffic, a reload done), and proves that the state
 // is unchanged: the snapshot JSON is equal before and after, and no event was raised.

@@ -1,4 +1,4 @@
-// Regressions for bugs found by the fuzzers (fuzz/) and the reliability review (issue 7). Each
+// Regressions for bugs found by the fuzzers (fuzz/) and the reliability review (docs/reliability.md). Each
 // test failed before its fix; docs/reliability.md lists them.
 #include <climits>
 #include <fstream>

@@ -15,8 +15,8 @@ struct EveryNth {
   }
 };
 
-// The article's example (BRIEF): A has GC pauses (latency x5, some timeouts), B a hot CPU and
-// some errors, C is fine.
+// The article's example (docs/requirements.md): A has GC pauses (latency x5, some timeouts), B a
+// hot CPU and some errors, C is fine.
 struct ArticleNodes {
   std::map<std::string, int> calls;
   Outcome operator()(const std::string& id) {

@@ -1,4 +1,4 @@
-// Stress (issue 7, item 3): picker threads pick, complete, cancel and report (by key, by id, in
+// Stress (docs/reliability.md, "Stress"): picker threads pick, complete, cancel and report (by key, by id, in
 // batches, resources) while one thread churns the endpoint set, reloads the config and moves
 // time, and another reads snapshots. Bounded by operation counts, not by time.
 //

@@ -55,7 +55,7 @@ TEST(Scenarios, SeedEngineDefaultBeatsRoundRobin) {
 }
 
 TEST(Scenarios, SeedEngineDefaultRecoversAndRoundRobinDoesNot) {
-  // The fourth article metric (issue 3): the 5-s moving error rate back at or below 1% (and
+  // The fourth article metric (S-X2, defined in docs/benchmark.md): the 5-s moving error rate back at or below 1% (and
   // throughput at 90% of the oracle's) for the rest of the fault. Round-robin keeps sending the
   // leaking backend a third of the traffic and never gets there; the default profile must.
   const json r = RunFile("seed", {"round_robin", "engine_default"});

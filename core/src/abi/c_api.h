@@ -1,6 +1,6 @@
 // The C boundary's one error model: each entry point runs its body through Call(), which clears
 // or sets the thread-local message and turns every C++ exception into a status. No exception
-// ever crosses into C (CONVENTIONS: XGBoost's API_BEGIN/API_END).
+// ever crosses into C (as XGBoost's API_BEGIN/API_END do).
 #pragma once
 
 #include <new>

@@ -4,7 +4,7 @@
 //
 // Each thread gets its own Reader record per engine (cache-line aligned, found through a
 // thread-local cache), so the read side writes only to memory that thread owns: no shared write
-// on the pick path (CONVENTIONS: Envoy's per-worker balancers; gRPC's refcount is the shared
+// on the pick path (as Envoy's per-worker balancers avoid one; gRPC's refcount is the shared
 // write we avoid). The Reader also carries the thread's picker state (pick/random.h), so a pick
 // makes one thread-local lookup for both.
 #pragma once

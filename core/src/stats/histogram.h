@@ -2,7 +2,7 @@
 // report() on any thread) and sparse per-cycle samples (owned by the controller).
 //
 // Buckets are logarithmic with 20 per octave: a bucket spans a factor 2^(1/20) = 1.0353, so the
-// geometric midpoint is within 1.75% of any value in it (the issue asks for at most 2%). Values
+// geometric midpoint is within 1.75% of any value in it (the quantile error budget is 2%). Values
 // are microseconds; the range is 1 us to 2^28 us (~4.5 min); values outside are clamped to the
 // edge buckets (reports above limits.max_latency_ms are rejected before they get here).
 #pragma once
@@ -69,7 +69,7 @@ inline double BucketValue(int bucket) { return histogram_detail::kTables.value[b
 // count in the low 22 (a larger count is split over several entries of the same bucket), so
 // entries sort by bucket as plain integers. Half a (bucket, count) pair's 8 bytes: a window
 // holds two cycles of 15-50 entries per endpoint, a large share of the 2 KiB per endpoint that
-// issue 6 allows, and the quantile walk reads fewer lines.
+// the performance targets allow (docs/performance.md), and the quantile walk reads fewer lines.
 using BucketEntry = uint32_t;
 inline constexpr int kEntryCountBits = 22;
 inline constexpr uint32_t kEntryMaxCount = (uint32_t{1} << kEntryCountBits) - 1;
@@ -95,7 +95,7 @@ inline void AppendEntries(SparseHistogram* out, int bucket, uint64_t count) {
 //
 // Counts live in one chunk per octave, allocated on the octave's first record: latencies of one
 // endpoint span a few octaves, so an endpoint holds ~4 chunks (80 bytes each) instead of all
-// 28 (2.2 KiB); that is most of the 2 KiB-per-endpoint budget (issue 6). A chunk, once
+// 28 (2.2 KiB); that is most of the 2 KiB-per-endpoint budget (docs/performance.md). A chunk, once
 // published, stays until the histogram is destroyed, so a recorder never sees it go.
 class AtomicHistogram {
  public:
