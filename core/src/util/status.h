@@ -25,7 +25,6 @@ class Status {
 };
 
 inline Status InvalidArgument(std::string m) { return {WT_ERR_INVALID_ARGUMENT, std::move(m)}; }
-inline Status ConfigInvalid(std::string m) { return {WT_ERR_CONFIG_INVALID, std::move(m)}; }
 inline Status NotFound(std::string m) { return {WT_ERR_NOT_FOUND, std::move(m)}; }
 
 }  // namespace weighted
