@@ -1,21 +1,12 @@
-// The config model: metric names and the two profiles. Reading and writing JSON lives in
-// config_json.cc so that this file stays the one place that states the defaults' reasons.
+// The config model: metric names and the two profiles. The keys' names and ranges live in
+// keys.cc and reading and writing JSON in config_json.cc, so that this file stays the one place
+// that states the defaults' reasons.
 #include "config/config.h"
 
 namespace weighted {
 
-namespace {
-
-// Indexed by Metric; the order must match the enum (checked by a static_assert below).
-constexpr std::string_view kMetricNames[] = {
-    "latency_p99", "latency_p95",        "latency_mean",        "error_rate",
-    "http_5xx_rate", "timeout_rate",     "connect_error_rate",  "business_error_rate",
-    "cpu",         "memory",             "thread_pool",         "connection_pool",
-};
 static_assert(std::size(kMetricNames) == kMetricCount);
 static_assert(static_cast<int>(Metric::kConnectionPool) == kMetricCount - 1);
-
-}  // namespace
 
 std::string_view MetricName(Metric m) {
   const auto i = static_cast<size_t>(m);

@@ -30,6 +30,13 @@ enum class Metric : uint8_t {
 };
 inline constexpr int kMetricCount = 12;
 
+// The JSON spellings, indexed by Metric (config.cc checks the order against the enum).
+inline constexpr std::string_view kMetricNames[] = {
+    "latency_p99",   "latency_p95",  "latency_mean",       "error_rate",
+    "http_5xx_rate", "timeout_rate", "connect_error_rate", "business_error_rate",
+    "cpu",           "memory",       "thread_pool",        "connection_pool",
+};
+
 // "latency_p99", "error_rate", "cpu", ... (the JSON spelling).
 std::string_view MetricName(Metric m);
 bool IsLatencyMetric(Metric m);
@@ -55,6 +62,8 @@ enum class PickMode : uint8_t {
   kLoadAware,  // two candidates drawn by weight; lower (in_flight + 1) x latency EWMA wins
 };
 
+// The JSON name, type, range and meaning of each field are declared in config/keys.cc; a field
+// added here without a line there fails tests/cpp/config_keys_test.cc.
 struct Config {
   std::string profile = "default";  // "default" or "article"
   uint64_t seed = 0;                // 0 = random per engine; else picks are reproducible

@@ -1,74 +1,34 @@
-// The config document: which keys exist where, their ranges, the checks that need more than
-// one key, and the way back to JSON. The generic reading (positions, paths, types) is in
-// config_reader.cc.
+// The config document: reading and writing it from the key table (keys.cc), the rule objects,
+// and the checks that need more than one key. The generic reading (positions, paths, types) is
+// in config_reader.cc.
 #include <initializer_list>
+#include <variant>
 
 #include "config/config.h"
 #include "config/config_reader.h"
+#include "config/keys.h"
 
 namespace weighted {
 
 namespace {
 
 using namespace config_reader;
+using config_keys::Key;
+using config_keys::KeyType;
+using config_keys::Value;
 
-constexpr int64_t kDayMs = 86'400'000;  // no duration may exceed a day: typos, not intent
-constexpr int64_t kMaxCount = 1'000'000;
 constexpr size_t kMaxRules = 64;
-// The resolved form of the largest valid document (64 rules, every number at full precision) is
-// about 12 KiB (tests/cpp/fuzz_regressions_test.cc checks it), so it always fits this.
-constexpr int64_t kMinConfigBytes = 16384;
 
-constexpr std::string_view kTopKeys[] = {"$schema", "profile", "seed",      "controller",
-                                         "window",  "rules",   "isolation", "panic",
-                                         "slow_start", "picker", "events",  "limits"};
-constexpr std::string_view kControllerKeys[] = {"interval_ms", "max_step", "cooldown_ms",
-                                                "step_limit"};
-constexpr std::string_view kWindowKeys[] = {"length_ms", "min_requests"};
-constexpr std::string_view kRuleKeys[] = {"metric", "threshold", "threshold_ms", "relative",
-                                          "penalty"};
-constexpr std::string_view kIsolationKeys[] = {"probe_share", "probe_min_per_s",
-                                               "exit_min_probes", "max_ms", "restore_fraction"};
-constexpr std::string_view kPanicKeys[] = {"enabled", "threshold"};
-constexpr std::string_view kSlowStartKeys[] = {"window_ms", "min_fraction", "aggression"};
-constexpr std::string_view kPickerKeys[] = {"mode", "latency_decay_ms", "error_cost",
-                                            "keepalive_share"};
-constexpr std::string_view kEventsKeys[] = {"queue_capacity"};
-constexpr std::string_view kLimitsKeys[] = {"max_config_bytes", "max_services",
-                                            "max_endpoints_per_service", "max_latency_ms"};
-constexpr std::pair<std::string_view, Keys> kKeyMap[] = {
-    {"", kTopKeys},
-    {"/controller", kControllerKeys},
-    {"/window", kWindowKeys},
-    {"/rules/N", kRuleKeys},
-    {"/isolation", kIsolationKeys},
-    {"/panic", kPanicKeys},
-    {"/slow_start", kSlowStartKeys},
-    {"/picker", kPickerKeys},
-    {"/events", kEventsKeys},
-    {"/limits", kLimitsKeys},
-};
+constexpr std::string_view kProfiles[] = {"default", "article"};  // index 1: the article's
 
-constexpr std::pair<std::string_view, StepLimit> kStepLimits[] = {
-    {"increases_only", StepLimit::kIncreasesOnly}, {"both", StepLimit::kBoth}};
-constexpr std::pair<std::string_view, PickMode> kPickModes[] = {
-    {"weighted", PickMode::kWeighted}, {"load_aware", PickMode::kLoadAware}};
-constexpr std::pair<std::string_view, bool> kProfiles[] = {{"default", false}, {"article", true}};
-
-Metric ReadMetric(const Node& n) {
-  std::pair<std::string_view, Metric> names[kMetricCount];
-  for (int i = 0; i < kMetricCount; ++i) {
-    names[i] = {MetricName(static_cast<Metric>(i)), static_cast<Metric>(i)};
-  }
-  return ReadEnum<Metric>(n, names);
-}
-
-Rule ReadRule(const Node& n) {
-  n.ExpectObject(kRuleKeys);
+Rule ReadRule(const Node& n, Keys rule_keys) {
+  n.ExpectObject(rule_keys);
+  const Key& metric = config_keys::RuleKey("metric");
   Rule r;
-  r.metric = ReadMetric(n.Required("metric", "the window statistic the rule reads"));
+  r.metric = static_cast<Metric>(
+      ReadChoice(n.Required("metric", "the window statistic the rule reads"), metric.choices));
   r.penalty = ReadDouble(n.Required("penalty", "added when the rule fires, in (0, 1]"),
-                         kPositiveFraction);
+                         config_keys::RuleKey("penalty").range);
   const std::string_view name = MetricName(r.metric);
   if (IsLatencyMetric(r.metric)) {
     // Two spellings so that a fraction can never be mistaken for milliseconds or the reverse.
@@ -81,9 +41,8 @@ Rule ReadRule(const Node& n) {
     if (!absolute && !relative) {
       n.Fail(fmt::format("a {} rule needs \"threshold_ms\", \"relative\" or both", name));
     }
-    if (absolute) r.threshold = ReadDouble(*absolute, {0, kDayMs, true, false});
-    // Below 1 the rule would fire on most healthy endpoints: the reference is their median.
-    if (relative) r.relative = ReadDouble(*relative, {1, 1000});
+    if (absolute) r.threshold = ReadDouble(*absolute, config_keys::RuleKey("threshold_ms").range);
+    if (relative) r.relative = ReadDouble(*relative, config_keys::RuleKey("relative").range);
   } else {
     for (std::string_view latency_only : {"threshold_ms", "relative"}) {
       if (auto t = n.Get(latency_only)) {
@@ -92,85 +51,61 @@ Rule ReadRule(const Node& n) {
                             latency_only, name));
       }
     }
-    r.threshold = ReadDouble(n.Required("threshold", "a fraction in [0, 1]"), kFraction);
+    r.threshold = ReadDouble(n.Required("threshold", "a fraction in [0, 1]"),
+                             config_keys::RuleKey("threshold").range);
   }
   return r;
 }
 
-std::vector<Rule> ReadRules(const Node& n) {
+std::vector<Rule> ReadRules(const Node& n, Keys rule_keys) {
   if (!n.v().is_array()) n.Fail(fmt::format("must be an array of rules, got {}", Show(n.v())));
   if (n.v().size() > kMaxRules) {
     n.Fail(fmt::format("at most {} rules are allowed, got {}", kMaxRules, n.v().size()));
   }
   std::vector<Rule> rules;
-  for (size_t i = 0; i < n.v().size(); ++i) rules.push_back(ReadRule(n.At(i)));
+  for (size_t i = 0; i < n.v().size(); ++i) rules.push_back(ReadRule(n.At(i), rule_keys));
   return rules;
 }
 
+void ReadKey(const Node& n, const Key& k, Config& c) {
+  Value v;
+  switch (k.type) {
+    case KeyType::kInt:
+      v = ReadInt(n, static_cast<int64_t>(k.range.lo), static_cast<int64_t>(k.range.hi));
+      break;
+    case KeyType::kUint64:
+      v = ReadUint64(n);
+      break;
+    case KeyType::kDouble:
+      v = ReadDouble(n, k.range);
+      break;
+    case KeyType::kBool:
+      v = ReadBool(n);
+      break;
+    case KeyType::kEnum:
+      v = static_cast<int64_t>(ReadChoice(n, k.choices));
+      break;
+  }
+  k.field.set(c, v);
+}
+
+// Objects and keys in document order, so that of two errors the same one is reported first.
 void ReadSections(const Node& root, Config& c) {
-  if (auto n = root.Get("seed")) c.seed = ReadUint64(*n);
-  if (auto s = root.Get("controller")) {
-    s->ExpectObject(kControllerKeys);
-    if (auto n = s->Get("interval_ms")) c.controller.interval_ms = ReadInt(*n, 10, kDayMs);
-    if (auto n = s->Get("max_step")) c.controller.max_step = ReadDouble(*n, kPositiveFraction);
-    if (auto n = s->Get("cooldown_ms")) c.controller.cooldown_ms = ReadInt(*n, 0, kDayMs);
-    if (auto n = s->Get("step_limit")) {
-      c.controller.step_limit = ReadEnum<StepLimit>(*n, kStepLimits);
+  const config_keys::Layout& layout = config_keys::DocumentLayout();
+  for (const Key* k : layout.top().keys) {
+    if (auto n = root.Get(k->name)) ReadKey(*n, *k, c);
+  }
+  for (const config_keys::Section& section : layout.sections()) {
+    const auto s = root.Get(section.name);
+    if (!s) continue;
+    if (section.name == config_keys::kRulesKey) {
+      c.rules = ReadRules(*s, section.names);
+      continue;
     }
-  }
-  if (auto s = root.Get("window")) {
-    s->ExpectObject(kWindowKeys);
-    if (auto n = s->Get("length_ms")) c.window.length_ms = ReadInt(*n, 10, kDayMs);
-    if (auto n = s->Get("min_requests")) c.window.min_requests = ReadInt(*n, 1, kMaxCount);
-  }
-  if (auto n = root.Get("rules")) c.rules = ReadRules(*n);
-  if (auto s = root.Get("isolation")) {
-    auto& i = c.isolation;
-    s->ExpectObject(kIsolationKeys);
-    if (auto n = s->Get("probe_share")) i.probe_share = ReadDouble(*n, kFraction);
-    if (auto n = s->Get("probe_min_per_s")) i.probe_min_per_s = ReadDouble(*n, {0, 1000});
-    if (auto n = s->Get("exit_min_probes")) i.exit_min_probes = ReadInt(*n, 1, kMaxCount);
-    if (auto n = s->Get("max_ms")) i.max_ms = ReadInt(*n, 1, kDayMs);
-    if (auto n = s->Get("restore_fraction")) i.restore_fraction = ReadDouble(*n, kPositiveFraction);
-  }
-  if (auto s = root.Get("panic")) {
-    s->ExpectObject(kPanicKeys);
-    if (auto n = s->Get("enabled")) c.panic.enabled = ReadBool(*n);
-    if (auto n = s->Get("threshold")) c.panic.threshold = ReadDouble(*n, kFraction);
-  }
-  if (auto s = root.Get("slow_start")) {
-    auto& ss = c.slow_start;
-    s->ExpectObject(kSlowStartKeys);
-    if (auto n = s->Get("window_ms")) ss.window_ms = ReadInt(*n, 0, kDayMs);
-    if (auto n = s->Get("min_fraction")) ss.min_fraction = ReadDouble(*n, kPositiveFraction);
-    if (auto n = s->Get("aggression")) ss.aggression = ReadDouble(*n, {0, kNoUpperBound, true});
-  }
-  if (auto s = root.Get("picker")) {
-    s->ExpectObject(kPickerKeys);
-    if (auto n = s->Get("mode")) c.picker.mode = ReadEnum<PickMode>(*n, kPickModes);
-    if (auto n = s->Get("latency_decay_ms")) c.picker.latency_decay_ms = ReadInt(*n, 1, kDayMs);
-    if (auto n = s->Get("error_cost")) c.picker.error_cost = ReadDouble(*n, {0, 1e6});
-    if (auto n = s->Get("keepalive_share")) c.picker.keepalive_share = ReadDouble(*n, kFraction);
-  }
-  if (auto s = root.Get("events")) {
-    s->ExpectObject(kEventsKeys);
-    if (auto n = s->Get("queue_capacity")) c.events.queue_capacity = ReadInt(*n, 1, kMaxCount);
-  }
-  if (auto s = root.Get("limits")) {
-    auto& l = c.limits;
-    s->ExpectObject(kLimitsKeys);
-    // Can only be lowered: the size check runs before the document is read, so it has to use
-    // the built-in limit. Nor below kMinConfigBytes, or the resolved form of the document
-    // (wt_config_resolve) could exceed the limit it states and be refused (found by
-    // fuzz/config_fuzz.cc: {"limits": {"max_config_bytes": 100}} resolved to 1079 bytes).
-    if (auto n = s->Get("max_config_bytes")) {
-      l.max_config_bytes = ReadInt(*n, kMinConfigBytes, Config::Limits{}.max_config_bytes);
+    s->ExpectObject(section.names);
+    for (const Key* k : section.keys) {
+      if (auto n = s->Get(k->name)) ReadKey(*n, *k, c);
     }
-    if (auto n = s->Get("max_services")) l.max_services = ReadInt(*n, 1, kMaxCount);
-    if (auto n = s->Get("max_endpoints_per_service")) {
-      l.max_endpoints_per_service = ReadInt(*n, 1, kMaxCount);
-    }
-    if (auto n = s->Get("max_latency_ms")) l.max_latency_ms = ReadDouble(*n, {0, kDayMs, true});
   }
 }
 
@@ -237,13 +172,14 @@ void CheckConsistency(const json& doc, const Config& c) {
 
 Config ReadConfig(std::string_view text) {
   const json doc = ParseDocument(text);
-  const Node root(doc, "", kKeyMap);
-  root.ExpectObject(kTopKeys);
-  if (auto n = root.Get("$schema"); n && !n->v().is_string()) {
+  const config_keys::Layout& layout = config_keys::DocumentLayout();
+  const Node root(doc, "", layout.key_map);
+  root.ExpectObject(layout.top().names);
+  if (auto n = root.Get(config_keys::kSchemaKey); n && !n->v().is_string()) {
     n->Fail(fmt::format("must be a string, got {}", Show(n->v())));
   }
   bool article = false;
-  if (auto n = root.Get("profile")) article = ReadEnum<bool>(*n, kProfiles);
+  if (auto n = root.Get(config_keys::kProfileKey)) article = ReadChoice(*n, kProfiles) == 1;
   Config c = article ? ArticleConfig() : DefaultConfig();
   ReadSections(root, c);
   CheckConsistency(doc, c);
@@ -280,45 +216,33 @@ Status ParseConfig(std::string_view text, Config* out) {
 
 std::string ConfigToJson(const Config& c) {
   using ojson = nlohmann::ordered_json;  // keeps the documented key order
-  ojson rules = ojson::array();
-  for (const Rule& r : c.rules) {
-    ojson rule = {{"metric", MetricName(r.metric)}};
-    if (IsLatencyMetric(r.metric)) {
-      if (r.threshold >= 0) rule["threshold_ms"] = r.threshold;
-      if (r.relative > 0) rule["relative"] = r.relative;
-    } else {
-      rule["threshold"] = r.threshold;
-    }
-    rule["penalty"] = r.penalty;
-    rules.push_back(std::move(rule));
-  }
+  const auto write = [&c](const Key& k) -> ojson {
+    const Value v = k.field.get(c);
+    if (k.type == KeyType::kEnum) return k.choices[std::get<int64_t>(v)];
+    return std::visit([](auto x) { return ojson(x); }, v);
+  };
   ojson j;
-  j["profile"] = c.profile;
-  j["seed"] = c.seed;
-  j["controller"] = {{"interval_ms", c.controller.interval_ms},
-                     {"max_step", c.controller.max_step},
-                     {"cooldown_ms", c.controller.cooldown_ms},
-                     {"step_limit", EnumName<StepLimit>(c.controller.step_limit, kStepLimits)}};
-  j["window"] = {{"length_ms", c.window.length_ms}, {"min_requests", c.window.min_requests}};
-  j["rules"] = std::move(rules);
-  j["isolation"] = {{"probe_share", c.isolation.probe_share},
-                    {"probe_min_per_s", c.isolation.probe_min_per_s},
-                    {"exit_min_probes", c.isolation.exit_min_probes},
-                    {"max_ms", c.isolation.max_ms},
-                    {"restore_fraction", c.isolation.restore_fraction}};
-  j["panic"] = {{"enabled", c.panic.enabled}, {"threshold", c.panic.threshold}};
-  j["slow_start"] = {{"window_ms", c.slow_start.window_ms},
-                     {"min_fraction", c.slow_start.min_fraction},
-                     {"aggression", c.slow_start.aggression}};
-  j["picker"] = {{"mode", EnumName<PickMode>(c.picker.mode, kPickModes)},
-                 {"latency_decay_ms", c.picker.latency_decay_ms},
-                 {"error_cost", c.picker.error_cost},
-                 {"keepalive_share", c.picker.keepalive_share}};
-  j["events"] = {{"queue_capacity", c.events.queue_capacity}};
-  j["limits"] = {{"max_config_bytes", c.limits.max_config_bytes},
-                 {"max_services", c.limits.max_services},
-                 {"max_endpoints_per_service", c.limits.max_endpoints_per_service},
-                 {"max_latency_ms", c.limits.max_latency_ms}};
+  j[config_keys::kProfileKey] = c.profile;
+  const config_keys::Layout& layout = config_keys::DocumentLayout();
+  for (const Key* k : layout.top().keys) j[k->name] = write(*k);
+  for (const config_keys::Section& section : layout.sections()) {
+    ojson out = section.name == config_keys::kRulesKey ? ojson::array() : ojson::object();
+    for (const Key* k : section.keys) out[k->name] = write(*k);
+    if (section.name == config_keys::kRulesKey) {
+      for (const Rule& r : c.rules) {
+        ojson rule = {{"metric", MetricName(r.metric)}};
+        if (IsLatencyMetric(r.metric)) {
+          if (r.threshold >= 0) rule["threshold_ms"] = r.threshold;
+          if (r.relative > 0) rule["relative"] = r.relative;
+        } else {
+          rule["threshold"] = r.threshold;
+        }
+        rule["penalty"] = r.penalty;
+        out.push_back(std::move(rule));
+      }
+    }
+    j[section.name] = std::move(out);
+  }
   return j.dump(2);
 }
 

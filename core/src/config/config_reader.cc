@@ -282,6 +282,20 @@ uint64_t ReadUint64(const Node& n) {
   n.Fail(fmt::format("must be an integer in [0, 18446744073709551615], got {}", Show(v)));
 }
 
+size_t ReadChoice(const Node& n, std::span<const std::string_view> names) {
+  if (n.v().is_string()) {
+    const auto& s = n.v().get_ref<const std::string&>();
+    for (size_t i = 0; i < names.size(); ++i) {
+      if (names[i] == s) return i;
+    }
+  }
+  std::string list;
+  for (std::string_view name : names) {
+    list += fmt::format("{}\"{}\"", list.empty() ? "" : ", ", name);
+  }
+  n.Fail(fmt::format("must be one of {}, got {}", list, Show(n.v())));
+}
+
 bool ReadBool(const Node& n) {
   if (!n.v().is_boolean()) n.Fail(fmt::format("must be true or false, got {}", Show(n.v())));
   return n.v().get<bool>();

@@ -90,30 +90,7 @@ int64_t ReadInt(const Node& n, int64_t lo, int64_t hi);
 uint64_t ReadUint64(const Node& n);
 bool ReadBool(const Node& n);
 
-template <typename T>
-using EnumNames = std::span<const std::pair<std::string_view, T>>;
-
-template <typename T>
-T ReadEnum(const Node& n, EnumNames<T> names) {
-  if (n.v().is_string()) {
-    const auto& s = n.v().template get_ref<const std::string&>();
-    for (const auto& [name, value] : names) {
-      if (name == s) return value;
-    }
-  }
-  std::string list;
-  for (const auto& [name, value] : names) {
-    list += fmt::format("{}\"{}\"", list.empty() ? "" : ", ", name);
-  }
-  n.Fail(fmt::format("must be one of {}, got {}", list, Show(n.v())));
-}
-
-template <typename T>
-std::string_view EnumName(T value, EnumNames<T> names) {
-  for (const auto& [name, v] : names) {
-    if (v == value) return name;
-  }
-  return "unknown";
-}
+// The index in `names` of a string value; else fails listing them.
+size_t ReadChoice(const Node& n, std::span<const std::string_view> names);
 
 }  // namespace weighted::config_reader

@@ -1,0 +1,216 @@
+// The table of config keys. Defaults are not here: they are Config's initialisers (the default
+// profile) and ArticleConfig()'s overrides, which say why; this table says what a key is.
+#include "config/keys.h"
+
+#include <stdexcept>
+
+namespace weighted::config_keys {
+
+namespace {
+
+using config_reader::kFraction;
+using config_reader::kNoUpperBound;
+using config_reader::kPositiveFraction;
+
+constexpr int64_t kDayMs = 86'400'000;  // no duration may exceed a day: typos, not intent
+constexpr int64_t kMaxCount = 1'000'000;
+// max_config_bytes can only be lowered: the size check runs before the document is read, so it
+// has to use the built-in limit. Nor below this, or the resolved form of the document
+// (wt_config_resolve) could exceed the limit it states and be refused (found by
+// fuzz/config_fuzz.cc: {"limits": {"max_config_bytes": 100}} resolved to 1079 bytes). The
+// resolved form of the largest valid document (64 rules, every number at full precision) is
+// about 12 KiB (tests/cpp/fuzz_regressions_test.cc checks it), so it always fits.
+constexpr int64_t kMinConfigBytes = 16384;
+constexpr auto kBuiltInConfigBytes = static_cast<int64_t>(Config::Limits{}.max_config_bytes);
+
+// Indexed by the enums' values, which the static_asserts pin.
+constexpr std::string_view kStepLimitNames[] = {"increases_only", "both"};
+static_assert(static_cast<int>(StepLimit::kIncreasesOnly) == 0);
+static_assert(static_cast<int>(StepLimit::kBoth) == 1);
+constexpr std::string_view kPickModeNames[] = {"weighted", "load_aware"};
+static_assert(static_cast<int>(PickMode::kWeighted) == 0);
+static_assert(static_cast<int>(PickMode::kLoadAware) == 1);
+
+// The document's sections in the order ConfigToJson writes them; "rules" is the array of rule
+// objects, read and written by config_json.cc's own code.
+constexpr std::string_view kSectionNames[] = {"controller", "window", "rules",  "isolation",
+                                              "panic",      "slow_start", "picker", "events",
+                                              "limits"};
+
+// Every integer key has a closed range: ReadInt takes its two ends.
+constexpr Range Ints(int64_t lo, int64_t hi) {
+  return {static_cast<double>(lo), static_cast<double>(hi)};
+}
+
+constexpr Key Make(std::string_view section, std::string_view name, KeyType type, Range range,
+                   std::span<const std::string_view> choices, Field field, std::string_view doc) {
+  return {section, name, type, range, choices, field, doc};
+}
+
+template <auto... kPath>
+constexpr Key Int(std::string_view section, std::string_view name, int64_t lo, int64_t hi,
+                  std::string_view doc) {
+  return Make(section, name, KeyType::kInt, Ints(lo, hi), {}, FieldAt<kPath...>(), doc);
+}
+template <auto... kPath>
+constexpr Key Number(std::string_view section, std::string_view name, Range range,
+                     std::string_view doc) {
+  return Make(section, name, KeyType::kDouble, range, {}, FieldAt<kPath...>(), doc);
+}
+template <auto... kPath>
+constexpr Key Bool(std::string_view section, std::string_view name, std::string_view doc) {
+  return Make(section, name, KeyType::kBool, {}, {}, FieldAt<kPath...>(), doc);
+}
+template <auto... kPath>
+constexpr Key Enum(std::string_view section, std::string_view name,
+                   std::span<const std::string_view> choices, std::string_view doc) {
+  return Make(section, name, KeyType::kEnum, {}, choices, FieldAt<kPath...>(), doc);
+}
+
+using C = Config;
+constexpr auto kController = &C::controller;
+constexpr auto kWindow = &C::window;
+constexpr auto kIsolation = &C::isolation;
+constexpr auto kPanic = &C::panic;
+constexpr auto kSlowStart = &C::slow_start;
+constexpr auto kPicker = &C::picker;
+constexpr auto kEvents = &C::events;
+constexpr auto kLimits = &C::limits;
+
+constexpr Key kKeys[] = {
+    // [0, 2^64): every uint64_t, as ReadUint64 reads it.
+    Make("", "seed", KeyType::kUint64, {0, 0x1p64, false, true}, {}, FieldAt<&C::seed>(),
+         "seed of the picker's random numbers; 0 draws one per engine"),
+
+    Int<kController, &C::Controller::interval_ms>("controller", "interval_ms", 10, kDayMs,
+        "health-check cycle: targets are recomputed and weights moved once per interval"),
+    Number<kController, &C::Controller::max_step>("controller", "max_step", kPositiveFraction,
+        "largest change of a stepped weight per cycle, as a fraction of base weight"),
+    Int<kController, &C::Controller::cooldown_ms>("controller", "cooldown_ms", 0, kDayMs,
+        "hold after a change before the next stepped change"),
+    Enum<kController, &C::Controller::step_limit>("controller", "step_limit", kStepLimitNames,
+        "which changes max_step and cooldown_ms limit: increases only, or every change"),
+
+    Int<kWindow, &C::Window::length_ms>("window", "length_ms", 10, kDayMs,
+        "length of the sliding window behind every statistic"),
+    Int<kWindow, &C::Window::min_requests>("window", "min_requests", 1, kMaxCount,
+        "fewer results than this in the window make an endpoint unknown, not low"),
+
+    Number<kIsolation, &C::Isolation::probe_share>("isolation", "probe_share", kFraction,
+        "a half-isolated endpoint's pick weight, as a fraction of its base weight"),
+    Number<kIsolation, &C::Isolation::probe_min_per_s>("isolation", "probe_min_per_s", {0, 1000},
+        "at least this many probes per second per isolated endpoint"),
+    Int<kIsolation, &C::Isolation::exit_min_probes>("isolation", "exit_min_probes", 1, kMaxCount,
+        "healthy probe results needed in the window to leave isolation"),
+    Int<kIsolation, &C::Isolation::max_ms>("isolation", "max_ms", 1, kDayMs,
+        "maximum isolation time, after which the endpoint is forced back with an alert"),
+    Number<kIsolation, &C::Isolation::restore_fraction>("isolation", "restore_fraction",
+        kPositiveFraction, "weight, as a fraction of base, forced back after max_ms"),
+
+    Bool<kPanic, &C::Panic::enabled>("panic", "enabled",
+        "whether the fallback to round-robin exists"),
+    Number<kPanic, &C::Panic::threshold>("panic", "threshold", kFraction,
+        "every weight below this fraction of base makes picks plain round-robin"),
+
+    Int<kSlowStart, &C::SlowStart::window_ms>("slow_start", "window_ms", 0, kDayMs,
+        "ramp duration for endpoints that join later; 0 disables slow start"),
+    Number<kSlowStart, &C::SlowStart::min_fraction>("slow_start", "min_fraction",
+        kPositiveFraction, "weight fraction a new endpoint starts at"),
+    Number<kSlowStart, &C::SlowStart::aggression>("slow_start", "aggression",
+        {0, kNoUpperBound, true}, "ramp shape: weight x max(min, (t / window)^(1 / aggression))"),
+
+    Enum<kPicker, &C::Picker::mode>("picker", "mode", kPickModeNames,
+        "exact weighted picks, or two candidates by weight with the cheaper one winning"),
+    Int<kPicker, &C::Picker::latency_decay_ms>("picker", "latency_decay_ms", 1, kDayMs,
+        "decay time of the latency EWMA in load_aware mode"),
+    Number<kPicker, &C::Picker::error_cost>("picker", "error_cost", {0, 1e6},
+        "load_aware cost multiplier per unit of failure share: cost x (1 + error_cost x f)"),
+    Number<kPicker, &C::Picker::keepalive_share>("picker", "keepalive_share", kFraction,
+        "load_aware share of picks made by weight alone, so avoided endpoints stay observed"),
+
+    Int<kEvents, &C::Events::queue_capacity>("events", "queue_capacity", 1, kMaxCount,
+        "events kept for polling; when full the oldest are dropped and counted"),
+
+    Int<kLimits, &C::Limits::max_config_bytes>("limits", "max_config_bytes", kMinConfigBytes,
+        kBuiltInConfigBytes, "largest config document; can only be lowered"),
+    Int<kLimits, &C::Limits::max_services>("limits", "max_services", 1, kMaxCount,
+        "most services one engine holds"),
+    Int<kLimits, &C::Limits::max_endpoints_per_service>("limits", "max_endpoints_per_service", 1,
+        kMaxCount, "most endpoints in one service's endpoint set"),
+    Number<kLimits, &C::Limits::max_latency_ms>("limits", "max_latency_ms", {0, kDayMs, true},
+        "reported latencies above this are rejected as absurd"),
+};
+
+constexpr Key InRule(std::string_view name, KeyType type, Range range, std::string_view doc,
+                   std::span<const std::string_view> choices = {}) {
+  return Make(kRulesKey, name, type, range, choices, {}, doc);
+}
+
+constexpr Key kRuleKeys[] = {
+    InRule("metric", KeyType::kEnum, {}, "the window statistic the rule reads", kMetricNames),
+    InRule("threshold", KeyType::kDouble, kFraction,
+         "rate and resource metrics: fires when the value, a fraction, is above this"),
+    InRule("threshold_ms", KeyType::kDouble, {0, kDayMs, true, false},
+         "latency metrics: fires when the value in ms is above this"),
+    // Below 1 the rule would fire on most healthy endpoints: the reference is their median.
+    InRule("relative", KeyType::kDouble, {1, 1000},
+         "latency metrics: fires when the value is above relative x the lower-median endpoint's"),
+    InRule("penalty", KeyType::kDouble, kPositiveFraction,
+         "added to the endpoint's penalty when the rule fires"),
+};
+
+Layout BuildLayout() {
+  Layout layout;
+  auto& objects = layout.objects;
+  objects.reserve(1 + std::size(kSectionNames));
+  Section& top = objects.emplace_back(Section{"", "", {kSchemaKey, kProfileKey}, {}});
+  for (const Key& k : kKeys) {
+    if (!k.section.empty()) continue;
+    top.names.push_back(k.name);
+    top.keys.push_back(&k);
+  }
+  top.names.insert(top.names.end(), std::begin(kSectionNames), std::end(kSectionNames));
+  for (std::string_view name : kSectionNames) {
+    Section& s = objects.emplace_back(Section{name, "/" + std::string(name), {}, {}});
+    if (name == kRulesKey) {
+      s.path += "/N";
+      for (const Key& k : kRuleKeys) s.names.push_back(k.name);
+      continue;
+    }
+    for (const Key& k : kKeys) {
+      if (k.section != name) continue;
+      s.names.push_back(k.name);
+      s.keys.push_back(&k);
+    }
+  }
+  // Only now that no vector grows any more do the views into them stay valid.
+  for (const Section& s : objects) layout.key_map.emplace_back(s.path, s.names);
+  return layout;
+}
+
+}  // namespace
+
+std::string Key::Path() const {
+  std::string path;
+  if (!section.empty()) path += "/" + std::string(section);
+  return path + "/" + std::string(name);
+}
+
+std::span<const Key> ConfigKeys() { return kKeys; }
+
+std::span<const Key> RuleKeys() { return kRuleKeys; }
+
+const Key& RuleKey(std::string_view name) {
+  for (const Key& k : kRuleKeys) {
+    if (k.name == name) return k;
+  }
+  throw std::logic_error("no rule key \"" + std::string(name) + "\"");
+}
+
+const Layout& DocumentLayout() {
+  // Moving the vectors out of BuildLayout keeps their buffers, so key_map's views stay valid.
+  static const Layout layout = BuildLayout();
+  return layout;
+}
+
+}  // namespace weighted::config_keys

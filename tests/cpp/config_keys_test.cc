@@ -1,0 +1,575 @@
+// The key table (core/src/config/keys.cc) against everything that repeats it: the Config struct,
+// docs/config.schema.json and docs/config.md; and the round trip through ConfigToJson. A key
+// added to one of them and forgotten in another fails here.
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <map>
+#include <set>
+#include <sstream>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "config/config.h"
+#include "config/keys.h"
+#include "config_test_helpers.h"
+
+namespace weighted {
+namespace {
+
+using json = nlohmann::json;
+using config_keys::ConfigKeys;
+using config_keys::DocumentLayout;
+using config_keys::Key;
+using config_keys::KeyType;
+using config_keys::RuleKeys;
+using config_test::Contains;
+using config_test::ExpectSameConfig;
+using config_test::MustParse;
+using config_test::Parse;
+using config_test::ReadFile;
+
+// ---------------------------------------------------------------------------------------------
+// Round trip
+
+Config EveryFieldChanged() {
+  Config c = ArticleConfig();
+  c.seed = 18446744073709551615u;
+  c.controller = {2500, 0.05, 7500, StepLimit::kIncreasesOnly};
+  c.window = {20000, 25};
+  c.rules = {{Metric::kLatencyP95, 300.25, 0, 0.1},
+             {Metric::kLatencyMean, -1, 1.75, 0.2},
+             {Metric::kLatencyP99, 900, 3, 1},
+             {Metric::kHttp5xxRate, 0.05, 0, 0.3},
+             {Metric::kConnectErrorRate, 0, 0, 0.15},
+             {Metric::kBusinessErrorRate, 1, 0, 0.01},
+             {Metric::kMemory, 0.9, 0, 0.25},
+             {Metric::kThreadPool, 0.95, 0, 0.2},
+             {Metric::kConnectionPool, 0.85, 0, 0.2}};
+  c.isolation = {0.1, 2.5, 5, 60000, 0.3};
+  c.panic = {false, 0.35};
+  c.slow_start = {45000, 0.2, 1.5};
+  c.picker = {PickMode::kLoadAware, 2000, 250, 0.05};
+  c.events = {4096};
+  c.limits = {65536, 16, 1000, 120000.5};
+  return c;
+}
+
+TEST(ConfigRoundTrip, ReproducesTheConfigExactly) {
+  for (const Config& original : {DefaultConfig(), ArticleConfig(), EveryFieldChanged()}) {
+    SCOPED_TRACE(original.profile);
+    const std::string text = ConfigToJson(original);
+    ExpectSameConfig(MustParse(text), original);
+  }
+}
+
+TEST(ConfigRoundTrip, AwkwardDoublesSurvive) {
+  Config c = DefaultConfig();
+  c.controller.max_step = 0.1 + 0.2;  // 0.30000000000000004
+  c.rules[0].relative = 1.0000000000000002;
+  c.limits.max_latency_ms = 1234.5678901234567;
+  ExpectSameConfig(MustParse(ConfigToJson(c)), c);
+}
+
+TEST(ConfigRoundTrip, WritesEveryKey) {
+  const json j = json::parse(ConfigToJson(DefaultConfig()));
+  const std::set<std::string> top = {"profile", "seed",   "controller", "window", "rules",
+                                     "isolation", "panic", "slow_start", "picker", "events",
+                                     "limits"};
+  std::set<std::string> got;
+  for (const auto& [k, v] : j.items()) got.insert(k);
+  EXPECT_EQ(got, top);
+  EXPECT_EQ(j["controller"].size(), 4u);
+  EXPECT_EQ(j["window"].size(), 2u);
+  EXPECT_EQ(j["isolation"].size(), 5u);
+  EXPECT_EQ(j["panic"].size(), 2u);
+  EXPECT_EQ(j["slow_start"].size(), 3u);
+  EXPECT_EQ(j["picker"].size(), 4u);
+  EXPECT_EQ(j["events"].size(), 1u);
+  EXPECT_EQ(j["limits"].size(), 4u);
+  // S-W2, spelled exactly as docs/config.md shows it.
+  EXPECT_EQ(j["rules"], json::parse(R"([
+      {"metric": "latency_p99", "relative": 2.0, "penalty": 0.3},
+      {"metric": "error_rate", "threshold": 0.01, "penalty": 0.5},
+      {"metric": "cpu", "threshold": 0.8, "penalty": 0.2}])"));
+}
+
+// ---------------------------------------------------------------------------------------------
+// The documents that describe the config
+
+const json& Deref(const json& schema, const json& node) {
+  if (!node.contains("$ref")) return node;
+  const std::string ref = node["$ref"].get<std::string>();
+  EXPECT_EQ(ref.rfind("#/", 0), 0u) << "only local $ref: " << ref;
+  return schema.at(json::json_pointer(ref.substr(1)));
+}
+
+// Every key of `value` is a property of `node`, every object forbids other keys, and every
+// "default" in the schema equals the default profile's value. With `exact`, the reverse too:
+// every schema property is a key the code writes.
+void CheckAgainstSchema(const json& schema, const json& node_in, const json& value,
+                        const std::string& path, bool exact) {
+  SCOPED_TRACE(path);
+  const json& node = Deref(schema, node_in);
+  if (node.contains("default")) {
+    EXPECT_EQ(node["default"], value);
+  }
+  EXPECT_TRUE(node.contains("description")) << "no description";
+  if (value.is_object()) {
+    ASSERT_TRUE(node.contains("properties"));
+    EXPECT_EQ(node.value("additionalProperties", true), false);
+    const json& props = node["properties"];
+    for (const auto& [key, child] : value.items()) {
+      ASSERT_TRUE(props.contains(key)) << path + "/" + key << " is not in the schema";
+      CheckAgainstSchema(schema, props[key], child, path + "/" + key, exact);
+    }
+    if (exact) {
+      for (const auto& [key, child] : props.items()) {
+        if (key != "$schema") {
+          EXPECT_TRUE(value.contains(key)) << key << " is only in the schema";
+        }
+      }
+    }
+  } else if (value.is_array()) {
+    ASSERT_TRUE(node.contains("items"));
+    for (size_t i = 0; i < value.size(); ++i) {
+      CheckAgainstSchema(schema, node["items"], value[i], path + "/" + std::to_string(i), false);
+    }
+  }
+}
+
+TEST(ConfigDocs, SchemaCoversEveryKeyWithItsDefault) {
+  const json schema = json::parse(ReadFile("docs/config.schema.json"));
+  EXPECT_EQ(schema["$schema"], "https://json-schema.org/draft/2020-12/schema");
+  CheckAgainstSchema(schema, schema, json::parse(ConfigToJson(DefaultConfig())), "", true);
+  // Rule objects: the union of keys over both kinds of rule.
+  const json& rule = Deref(schema, schema["properties"]["rules"]["items"]);
+  std::set<std::string> keys;
+  for (const auto& [k, v] : rule["properties"].items()) keys.insert(k);
+  EXPECT_EQ(keys, (std::set<std::string>{"metric", "threshold", "threshold_ms", "relative",
+                                         "penalty"}));
+  std::set<std::string> metrics;
+  for (int i = 0; i < kMetricCount; ++i) metrics.insert(std::string(MetricName(Metric(i))));
+  std::set<std::string> schema_metrics;
+  for (const auto& m : rule["properties"]["metric"]["enum"]) {
+    schema_metrics.insert(m.get<std::string>());
+  }
+  EXPECT_EQ(schema_metrics, metrics);
+  // The article profile's rules and every rule shape fit too.
+  const json rules = json::parse(ConfigToJson(EveryFieldChanged()))["rules"];
+  for (size_t i = 0; i < rules.size(); ++i) {
+    CheckAgainstSchema(schema, rule, rules[i], "/rules/" + std::to_string(i), false);
+  }
+}
+
+TEST(ConfigDocs, ReferenceMentionsEveryKey) {
+  const std::string md = ReadFile("docs/config.md");
+  const json j = json::parse(ConfigToJson(DefaultConfig()));
+  for (const auto& [section, value] : j.items()) {
+    if (value.is_object()) {
+      for (const auto& [key, v] : value.items()) {
+        EXPECT_TRUE(Contains(md, "`" + section + "." + key + "`"));
+      }
+    } else if (section != "rules") {
+      EXPECT_TRUE(Contains(md, "`" + section + "`"));
+    }
+  }
+  for (const char* key : {"metric", "threshold", "threshold_ms", "relative", "penalty"}) {
+    EXPECT_TRUE(Contains(md, std::string("`rules[].") + key + "`"));
+  }
+}
+
+TEST(ConfigDocs, ReferenceExamplesParse) {
+  const std::string md = ReadFile("docs/config.md");
+  int blocks = 0;
+  for (size_t at = md.find("```json\n"); at != std::string::npos; at = md.find("```json\n", at)) {
+    at += 8;
+    const size_t end = md.find("```", at);
+    ASSERT_NE(end, std::string::npos);
+    SCOPED_TRACE(md.substr(at, end - at));
+    MustParse(md.substr(at, end - at));
+    ++blocks;
+  }
+  EXPECT_GE(blocks, 2);
+}
+
+TEST(ConfigDocs, ExamplesParseToTheirProfiles) {
+  ExpectSameConfig(MustParse(ReadFile("examples/config/default.json")), DefaultConfig());
+  ExpectSameConfig(MustParse(ReadFile("examples/config/article.json")), ArticleConfig());
+}
+
+// ---------------------------------------------------------------------------------------------
+// The key table against the struct, the schema and the reference
+
+json ValueJson(const Key& k, const Config& c) {
+  const config_keys::Value v = k.field.get(c);
+  if (k.type == KeyType::kEnum) return std::string(k.choices[std::get<int64_t>(v)]);
+  return std::visit([](auto x) { return json(x); }, v);
+}
+
+// Converts to any type, so an aggregate's field count is the most of these it can be built from:
+// the struct itself says how many fields it has, whatever they are called.
+struct AnyField {
+  template <typename T>
+  operator T() const;  // only named in unevaluated operands
+};
+
+template <typename T, typename... Fields>
+constexpr size_t FieldCount() {
+  if constexpr (requires { T{Fields{}..., AnyField{}}; }) {
+    return FieldCount<T, Fields..., AnyField>();
+  } else {
+    return sizeof...(Fields);
+  }
+}
+
+size_t KeysIn(std::string_view section) {
+  size_t n = 0;
+  for (const Key& k : ConfigKeys()) n += k.section == section;
+  return n;
+}
+
+TEST(ConfigKeys, TableIsWellFormed) {
+  std::set<std::string> paths;
+  size_t in_objects = 0;
+  for (const config_keys::Section& s : DocumentLayout().objects) in_objects += s.keys.size();
+  EXPECT_EQ(in_objects, ConfigKeys().size()) << "a key's section is not in kSectionNames";
+  for (const Key& k : ConfigKeys()) {
+    SCOPED_TRACE(k.Path());
+    EXPECT_TRUE(paths.insert(k.Path()).second) << "declared twice";
+    EXPECT_NE(k.field.get, nullptr);
+    EXPECT_NE(k.field.set, nullptr);
+    EXPECT_FALSE(k.doc.empty());
+    EXPECT_EQ(k.doc.find('\n'), std::string_view::npos);
+    EXPECT_EQ(k.type == KeyType::kEnum, !k.choices.empty());
+    if (k.type == KeyType::kInt) {  // ReadInt takes closed, integral ends
+      EXPECT_FALSE(k.range.lo_open || k.range.hi_open);
+      EXPECT_EQ(k.range.lo, std::floor(k.range.lo));
+      EXPECT_EQ(k.range.hi, std::floor(k.range.hi));
+    }
+    if (k.type == KeyType::kUint64) {  // ReadUint64 reads exactly [0, 2^64)
+      EXPECT_EQ(k.range.lo, 0);
+      EXPECT_EQ(k.range.hi, 0x1p64);
+      EXPECT_TRUE(!k.range.lo_open && k.range.hi_open);
+    }
+    if (k.type == KeyType::kInt || k.type == KeyType::kDouble) {
+      EXPECT_LT(k.range.lo, k.range.hi);
+    }
+  }
+  for (const Key& k : RuleKeys()) {
+    EXPECT_EQ(k.field.get, nullptr) << k.name;
+    EXPECT_FALSE(k.doc.empty()) << k.name;
+  }
+}
+
+// A field added to Config without a line in the table would be neither read, written nor
+// compared by ExpectSameConfig: count the struct's fields and the table's keys.
+TEST(ConfigKeys, EveryFieldOfConfigHasAKey) {
+  const std::map<std::string_view, size_t> sections = {
+      {"controller", FieldCount<Config::Controller>()},
+      {"window", FieldCount<Config::Window>()},
+      {"isolation", FieldCount<Config::Isolation>()},
+      {"panic", FieldCount<Config::Panic>()},
+      {"slow_start", FieldCount<Config::SlowStart>()},
+      {"picker", FieldCount<Config::Picker>()},
+      {"events", FieldCount<Config::Events>()},
+      {"limits", FieldCount<Config::Limits>()},
+  };
+  for (const auto& [section, fields] : sections) EXPECT_EQ(KeysIn(section), fields) << section;
+  std::set<std::string_view> layout_sections;
+  for (const auto& s : DocumentLayout().objects) {
+    if (!s.name.empty() && s.name != config_keys::kRulesKey) layout_sections.insert(s.name);
+  }
+  std::set<std::string_view> struct_sections;
+  for (const auto& [section, fields] : sections) struct_sections.insert(section);
+  EXPECT_EQ(layout_sections, struct_sections);
+  // profile and rules have code of their own; every other field is a key or a section.
+  EXPECT_EQ(FieldCount<Config>(), 2 + KeysIn("") + sections.size());
+  // Rule: metric, threshold (threshold_ms for latency metrics), relative, penalty.
+  EXPECT_EQ(FieldCount<Rule>(), 4u);
+  EXPECT_EQ(RuleKeys().size(), 5u);
+}
+
+// What the schema should say of a key's range: JSON Schema's keywords, nothing for non-numbers.
+json ExpectedRange(const Key& k) {
+  json r = json::object();
+  if (k.type == KeyType::kUint64) {
+    r["minimum"] = 0;
+    r["maximum"] = std::numeric_limits<uint64_t>::max();
+  } else if (k.type == KeyType::kInt || k.type == KeyType::kDouble) {
+    r[k.range.lo_open ? "exclusiveMinimum" : "minimum"] = k.range.lo;
+    if (!std::isinf(k.range.hi)) r[k.range.hi_open ? "exclusiveMaximum" : "maximum"] = k.range.hi;
+  }
+  return r;
+}
+
+json SchemaRange(const json& node) {
+  json r = json::object();
+  for (const char* word : {"minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"}) {
+    if (node.contains(word)) r[word] = node[word];
+  }
+  return r;
+}
+
+void ExpectSchemaType(const json& node, const Key& k) {
+  static const std::map<KeyType, const char*> kTypes = {{KeyType::kInt, "integer"},
+                                                        {KeyType::kUint64, "integer"},
+                                                        {KeyType::kDouble, "number"},
+                                                        {KeyType::kBool, "boolean"}};
+  if (k.type == KeyType::kEnum) {
+    EXPECT_EQ(node.value("type", "string"), "string");
+    ASSERT_TRUE(node.contains("enum"));
+    EXPECT_EQ(node["enum"], json(std::vector<std::string>(k.choices.begin(), k.choices.end())));
+  } else {
+    EXPECT_EQ(node.value("type", ""), kTypes.at(k.type));
+    EXPECT_FALSE(node.contains("enum"));
+  }
+  EXPECT_EQ(SchemaRange(node), ExpectedRange(k));
+  EXPECT_FALSE(node.value("description", "").empty());
+}
+
+TEST(ConfigKeys, SchemaStatesEveryKeyWithTypeRangeAndDefault) {
+  const json schema = json::parse(ReadFile("docs/config.schema.json"));
+  const Config defaults = DefaultConfig();
+  for (const Key& k : ConfigKeys()) {
+    SCOPED_TRACE(k.Path());
+    const std::string pointer =
+        k.section.empty() ? "/properties/" + std::string(k.name)
+                          : "/properties/" + std::string(k.section) + "/properties/" +
+                                std::string(k.name);
+    ASSERT_TRUE(schema.contains(json::json_pointer(pointer))) << "not in the schema";
+    const json& node = schema[json::json_pointer(pointer)];
+    ExpectSchemaType(node, k);
+    ASSERT_TRUE(node.contains("default"));
+    EXPECT_EQ(node["default"], ValueJson(k, defaults));
+  }
+  const json& rule = schema["$defs"]["rule"]["properties"];
+  for (const Key& k : RuleKeys()) {
+    SCOPED_TRACE("rule " + std::string(k.name));
+    ASSERT_TRUE(rule.contains(k.name)) << "not in the schema";
+    ExpectSchemaType(rule[std::string(k.name)], k);
+  }
+}
+
+TEST(ConfigKeys, SchemaHasNoKeyOutsideTheTable) {
+  const json schema = json::parse(ReadFile("docs/config.schema.json"));
+  const config_keys::Layout& layout = DocumentLayout();
+  std::set<std::string> expected_top(layout.top().names.begin(), layout.top().names.end());
+  std::set<std::string> top;
+  for (const auto& [name, node] : schema["properties"].items()) top.insert(name);
+  EXPECT_EQ(top, expected_top);
+  for (const config_keys::Section& s : layout.objects) {
+    if (s.name.empty()) continue;
+    const json& node = s.name == config_keys::kRulesKey
+                           ? schema["$defs"]["rule"]
+                           : schema["properties"][std::string(s.name)];
+    std::set<std::string> keys;
+    for (const auto& [name, child] : node["properties"].items()) keys.insert(name);
+    EXPECT_EQ(keys, std::set<std::string>(s.names.begin(), s.names.end())) << s.path;
+  }
+}
+
+// docs/config.md's tables: each row's cells by its first cell (backticks dropped), between the
+// headings `from` and `to`.
+std::map<std::string, std::vector<std::string>> MarkdownRows(const std::string& md,
+                                                             const std::string& from,
+                                                             const std::string& to) {
+  std::map<std::string, std::vector<std::string>> rows;
+  const size_t begin = md.find(from);
+  const size_t end = md.find(to, begin);
+  EXPECT_NE(begin, std::string::npos) << from;
+  std::istringstream in(md.substr(begin, end - begin));
+  for (std::string line; std::getline(in, line);) {
+    if (line.size() < 2 || line.front() != '|' || line.back() != '|') continue;
+    std::vector<std::string> cells;
+    for (size_t at = 1; at < line.size();) {
+      const size_t bar = line.find('|', at);
+      std::string cell = line.substr(at, bar - at);
+      cell.erase(0, cell.find_first_not_of(' '));
+      cell.erase(cell.find_last_not_of(' ') + 1);
+      cells.push_back(cell);
+      at = bar + 1;
+    }
+    std::string key = cells[0];
+    if (key.size() > 2 && key.front() == '`' && key.back() == '`') {
+      key = key.substr(1, key.size() - 2);
+    }
+    rows[key] = cells;
+  }
+  return rows;
+}
+
+// A value as the reference writes it: "5000", "0.1", "`\"both\"`", "true"; enums in the profile
+// table without quotes.
+json MarkdownValue(std::string text, KeyType type) {
+  std::erase(text, '`');
+  if (type == KeyType::kEnum && text.front() != '"') text = "\"" + text + "\"";
+  const json v = json::parse(text, nullptr, false);
+  EXPECT_FALSE(v.is_discarded()) << "not a value: " << text;
+  return v;
+}
+
+// The reference's "Range" cell: "[10, 86400000]", "(0, 1]", "> 0", possibly with a note after.
+void ExpectMarkdownRange(const std::string& cell, const Key& k) {
+  SCOPED_TRACE("range cell: " + cell);
+  if (k.type == KeyType::kUint64) {
+    EXPECT_EQ(cell, "[0, 2^64 − 1]");
+  } else if (k.type == KeyType::kBool) {
+    EXPECT_EQ(cell, "");
+  } else if (k.type == KeyType::kEnum) {
+    std::string list;
+    for (std::string_view c : k.choices) {
+      list += (list.empty() ? "`\"" : ", `\"") + std::string(c) + "\"`";
+    }
+    EXPECT_EQ(cell, list);
+  } else if (cell.rfind("> ", 0) == 0) {
+    EXPECT_TRUE(k.range.lo_open && std::isinf(k.range.hi));
+    EXPECT_EQ(MarkdownValue(cell.substr(2), k.type), json(k.range.lo));
+  } else {
+    ASSERT_TRUE(cell.front() == '[' || cell.front() == '(');
+    const size_t comma = cell.find(", ");
+    const size_t close = cell.find_first_of("])", comma);
+    ASSERT_NE(close, std::string::npos);
+    EXPECT_EQ(cell.front() == '(', k.range.lo_open);
+    EXPECT_EQ(cell[close] == ')', k.range.hi_open);
+    EXPECT_EQ(MarkdownValue(cell.substr(1, comma - 1), k.type), json(k.range.lo));
+    EXPECT_EQ(MarkdownValue(cell.substr(comma + 2, close - comma - 2), k.type), json(k.range.hi));
+  }
+}
+
+std::string MarkdownName(const Key& k) {
+  return k.section.empty() ? std::string(k.name)
+                           : std::string(k.section) + "." + std::string(k.name);
+}
+
+TEST(ConfigKeys, ReferenceStatesEveryKeyWithTypeDefaultAndRange) {
+  static const std::map<KeyType, const char*> kTypes = {
+      {KeyType::kInt, "integer"}, {KeyType::kUint64, "integer"}, {KeyType::kDouble, "number"},
+      {KeyType::kBool, "boolean"}, {KeyType::kEnum, "string"}};
+  const std::string md = ReadFile("docs/config.md");
+  const auto rows = MarkdownRows(md, "## Keys", "## Combinations that are refused");
+  const Config defaults = DefaultConfig();
+  const Config article = ArticleConfig();
+  for (const Key& k : ConfigKeys()) {
+    SCOPED_TRACE(k.Path());
+    const auto row = rows.find(MarkdownName(k));
+    ASSERT_TRUE(row != rows.end()) << "no row for `" << MarkdownName(k) << "` in docs/config.md";
+    const std::vector<std::string>& cells = row->second;  // key, type, default, range, meaning
+    ASSERT_EQ(cells.size(), 5u);
+    EXPECT_EQ(cells[1], kTypes.at(k.type));
+    const std::string& def = cells[2];
+    const size_t note = def.find(" (article: ");
+    EXPECT_EQ(MarkdownValue(def.substr(0, note), k.type), ValueJson(k, defaults));
+    // The article's value is given exactly where it differs.
+    if (ValueJson(k, article) != ValueJson(k, defaults)) {
+      ASSERT_NE(note, std::string::npos) << "the article profile's value is missing";
+      const std::string value = def.substr(note + 11, def.rfind(')') - note - 11);
+      EXPECT_EQ(MarkdownValue(value, k.type), ValueJson(k, article));
+    } else {
+      EXPECT_EQ(note, std::string::npos);
+    }
+    ExpectMarkdownRange(cells[3], k);
+  }
+  for (const Key& k : RuleKeys()) {
+    const auto row = rows.find("rules[]." + std::string(k.name));
+    ASSERT_TRUE(row != rows.end()) << k.name;
+    EXPECT_EQ(row->second[1], kTypes.at(k.type)) << k.name;
+    if (k.type == KeyType::kDouble) ExpectMarkdownRange(row->second[3], k);
+  }
+  for (std::string_view metric : kMetricNames) {
+    EXPECT_TRUE(Contains(md, "`" + std::string(metric) + "`"));
+  }
+}
+
+// docs/config.md's profile table lists exactly the keys on which the profiles differ.
+TEST(ConfigKeys, ProfileTableListsEveryDifference) {
+  const std::string md = ReadFile("docs/config.md");
+  auto rows = MarkdownRows(md, "## Profiles", "**Why two profiles.**");
+  rows.erase("");  // the header
+  rows.erase("---");
+  rows.erase("everything else");
+  const Config defaults = DefaultConfig();
+  const Config article = ArticleConfig();
+  std::set<std::string> differ;
+  for (const Key& k : ConfigKeys()) {
+    if (ValueJson(k, article) == ValueJson(k, defaults)) continue;
+    differ.insert(MarkdownName(k));
+    const auto row = rows.find(MarkdownName(k));
+    ASSERT_TRUE(row != rows.end()) << MarkdownName(k) << " differs but is not in the profile table";
+    const auto first_word = [](const std::string& s) { return s.substr(0, s.find(' ')); };
+    EXPECT_EQ(MarkdownValue(first_word(row->second[1]), k.type), ValueJson(k, defaults));
+    EXPECT_EQ(MarkdownValue(first_word(row->second[2]), k.type), ValueJson(k, article));
+  }
+  std::set<std::string> listed;
+  for (const auto& [name, cells] : rows) listed.insert(name);
+  EXPECT_EQ(listed, differ);
+  EXPECT_EQ(article.rules.size(), defaults.rules.size());  // "the same rules" in both
+}
+
+// The reader applies each key's range from the table, with the message the table's range gives.
+TEST(ConfigKeys, ReaderRejectsValuesOutsideEachRange) {
+  for (const Key& k : ConfigKeys()) {
+    SCOPED_TRACE(k.Path());
+    std::vector<std::pair<json, std::string>> bad;  // value, expected message after the path
+    const auto doc = [&k](const json& v) {
+      return (k.section.empty() ? json{{k.name, v}} : json{{k.section, {{k.name, v}}}}).dump();
+    };
+    switch (k.type) {
+      case KeyType::kInt: {
+        const auto lo = static_cast<int64_t>(k.range.lo), hi = static_cast<int64_t>(k.range.hi);
+        const std::string range = "must be an integer in [" + std::to_string(lo) + ", " +
+                                  std::to_string(hi) + "], got ";
+        bad = {{lo - 1, range + std::to_string(lo - 1)}, {hi + 1, range + std::to_string(hi + 1)},
+               {"1", "must be an integer, got string \"1\""}};
+        break;
+      }
+      case KeyType::kUint64:
+        bad = {{-1, "must be an integer in [0, 18446744073709551615], got -1"}};
+        break;
+      case KeyType::kDouble: {
+        const json below = k.range.lo_open ? k.range.lo : k.range.lo - 1;
+        bad = {{below, k.range.Describe() + ", got " + below.dump()},
+               {"1", "must be a number, got string \"1\""}};
+        if (!std::isinf(k.range.hi)) {
+          const json above = k.range.hi_open ? k.range.hi : k.range.hi + 1;
+          bad.emplace_back(above, k.range.Describe() + ", got " + above.dump());
+        }
+        break;
+      }
+      case KeyType::kBool:
+        bad = {{1, "must be true or false, got 1"}};
+        break;
+      case KeyType::kEnum: {
+        std::string list;
+        for (std::string_view c : k.choices) {
+          list += (list.empty() ? "\"" : ", \"") + std::string(c) + "\"";
+        }
+        bad = {{"nope", "must be one of " + list + ", got string \"nope\""}};
+        break;
+      }
+    }
+    for (const auto& [value, message] : bad) {
+      const Status s = Parse(doc(value));
+      EXPECT_EQ(s.code(), WT_ERR_CONFIG_INVALID) << doc(value);
+      EXPECT_EQ(s.message(), k.Path() + ": " + message);
+    }
+  }
+}
+
+// A key written at the top level is pointed to the section the table puts it in.
+TEST(ConfigKeys, EveryKeyAtTheTopLevelIsPointedToItsSection) {
+  for (const Key& k : ConfigKeys()) {
+    if (k.section.empty()) continue;
+    const Status s = Parse(json{{k.name, 1}}.dump());
+    EXPECT_TRUE(Contains(s.message(), "/" + std::string(k.name) + ": unknown key; \"" +
+                                          std::string(k.name) + "\" belongs in "));
+    EXPECT_TRUE(Contains(s.message(), "/" + std::string(k.section)));
+  }
+}
+
+}  // namespace
+}  // namespace weighted
