@@ -51,7 +51,8 @@ Config ArticleConfig() {
   c.profile = "article";
   // S-S1 and S-P1 taken literally: every change, cuts included, moves at most 10% of base per
   // 5 s cycle and then holds for 10 s. This is the profile that cannot reach the article's own
-  // 12 s recovery figure (BRIEF, "known tensions"); it exists so the benchmark can show that.
+  // 12 s recovery figure (docs/requirements.md, "Known tensions"); it exists so the benchmark
+  // can show that.
   c.controller.step_limit = StepLimit::kBoth;
   c.controller.max_step = 0.1;
   c.controller.interval_ms = 5000;
