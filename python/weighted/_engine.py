@@ -31,7 +31,8 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 
 class Outcome(enum.IntEnum):
-    """How a call ended (``wt_outcome``). Strings such as ``"timeout"`` are accepted too."""
+    """How a call ended (``wt_outcome``). Strings such as ``"timeout"`` (the core's names,
+    ``weighted._weighted.outcome_name``) are accepted too."""
 
     SUCCESS = 0
     HTTP_5XX = 1
@@ -43,6 +44,10 @@ class Outcome(enum.IntEnum):
     def from_http_status(cls, http_status: int) -> "Outcome":
         """500..599 is HTTP_5XX, anything else SUCCESS (a 4xx is the caller's fault)."""
         return cls(_weighted.outcome_from_http_status(int(http_status)))
+
+
+# The core's spelling of each outcome; the breaker's string outcomes resolve through it.
+_OUTCOMES_BY_NAME: Dict[str, Outcome] = {_weighted.outcome_name(o): o for o in Outcome}
 
 
 class EventType(enum.IntEnum):
@@ -57,6 +62,7 @@ class EventType(enum.IntEnum):
     ENDPOINT_ADDED = 7
     ENDPOINT_REMOVED = 8
     CONFIG_RELOADED = 9
+    SERVICE_REMOVED = 10  # Service.remove(); ``endpoint`` is ""
 
 
 @dataclass(frozen=True)
@@ -78,8 +84,9 @@ class Event:
 
     @property
     def name(self) -> str:
-        """``"isolated"``, ``"panic_enter"``, ... (``"event_<n>"`` for a type newer than this SDK)."""
-        return self.type.name.lower() if isinstance(self.type, EventType) else f"event_{self.type}"
+        """The core's name: ``"isolated"``, ``"panic_enter"``, ... (``"event_<n>"`` for a type
+        the loaded library does not name)."""
+        return _weighted.event_type_name(int(self.type)) or f"event_{self.type}"
 
     def to_dict(self) -> Dict[str, Any]:
         return {"type": self.name, "time_ns": self.time_ns, "service": self.service,

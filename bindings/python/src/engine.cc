@@ -13,18 +13,31 @@ PendingCallbackError*& CurrentPendingError() {
   return pending;
 }
 
+HeldService*& CurrentHeldServices() {
+  thread_local HeldService* held = nullptr;
+  return held;
+}
+
+// What the C trampoline calls. The engine owns the slot from wt_engine_set_event_callback() on
+// and hands it to ReleaseSlot() after its last call (a later set, or wt_engine_destroy()), on
+// whichever thread destroys the engine: the slot itself is plain C++, and its reference to the
+// callable goes to the release queue.
+struct CallbackSlot {
+  PyObject* fn = nullptr;  // owned; replaced with the GIL held; nullptr: no callback
+  ~CallbackSlot() { Py_XDECREF(fn); }  // only with the GIL: ReleaseSlot() empties it first
+};
+
 namespace {
+
+void ReleaseSlot(void* user) {
+  auto* slot = static_cast<CallbackSlot*>(user);
+  QueueRelease(slot->fn);
+  slot->fn = nullptr;
+  delete slot;
+}
 
 // The callback slot whose event is being delivered on this thread (nullptr outside callbacks).
 thread_local CallbackSlot* tl_callback_slot = nullptr;
-
-bool Finalizing() {
-#if PY_VERSION_HEX >= 0x030D0000
-  return Py_IsFinalizing();
-#else
-  return _Py_IsFinalizing();
-#endif
-}
 
 py::tuple EventTuple(const wt_event& ev) {
   return py::make_tuple(ev.type, ev.time_ns, py::str(ev.service ? ev.service : ""),
@@ -39,11 +52,12 @@ void EventTrampoline(void* user, const wt_event* ev) {
   auto* slot = static_cast<CallbackSlot*>(user);
   if (!Py_IsInitialized() || Finalizing()) return;
   py::gil_scoped_acquire gil;
-  if (slot->fn.is_none()) return;
+  if (slot->fn == nullptr) return;
   CallbackSlot* outer = tl_callback_slot;
   tl_callback_slot = slot;
   try {
-    py::object fn = slot->fn;  // the callback may replace slot->fn while it runs
+    // A reference of its own: the callback may replace slot->fn while it runs.
+    auto fn = py::reinterpret_borrow<py::object>(slot->fn);
     fn(EventTuple(*ev));
   } catch (py::error_already_set& e) {
     PendingCallbackError* pending = CurrentPendingError();
@@ -101,8 +115,8 @@ class Engine {
 
   void SetEventCallback(py::object fn) {
     wt_engine* h = st_->Handle();
-    // Installed once and never removed: wt_engine_set_event_callback() may not be called from
-    // inside a callback, and a None callback makes the trampoline a no-op anyway.
+    // Installed once and never replaced: wt_engine_set_event_callback() may not be called from
+    // inside a callback, and an empty slot makes the trampoline a no-op anyway.
     if (st_->slot == nullptr) {
       if (fn.is_none()) return;
       if (tl_callback_slot != nullptr) {
@@ -110,16 +124,18 @@ class Engine {
                     "the first event callback cannot be set from inside an event callback", {}, 0};
       }
       auto slot = std::make_unique<CallbackSlot>();
-      slot->fn = fn;
-      Check(wt_engine_set_event_callback(h, &EventTrampoline, slot.get()));
+      slot->fn = fn.inc_ref().ptr();
+      Check(wt_engine_set_event_callback(h, &EventTrampoline, slot.get(), &ReleaseSlot));
       st_->slot = slot.release();
       return;
     }
-    st_->slot->fn = fn.is_none() ? py::none() : fn;
+    PyObject* old = st_->slot->fn;
+    st_->slot->fn = fn.is_none() ? nullptr : fn.inc_ref().ptr();
+    Py_XDECREF(old);
   }
 
   py::object PollEvent() {
-    wt_event ev{};
+    wt_event ev = WT_EVENT_INIT;
     int has = 0;
     Check(wt_engine_poll_event(st_->Handle(), &ev, &has));
     if (!has) return py::none();
@@ -144,11 +160,7 @@ class Engine {
 }  // namespace
 
 void EngineState::Close(bool from_destructor) {
-  if (handle == nullptr) {
-    delete slot;
-    slot = nullptr;
-    return;
-  }
+  if (handle == nullptr) return;
   const bool own_callback = slot != nullptr && tl_callback_slot == slot;
   if (own_callback && !from_destructor) {
     throw Error{WT_ERR_INVALID_ARGUMENT,
@@ -156,19 +168,19 @@ void EngineState::Close(bool from_destructor) {
   }
   wt_engine* h = handle;
   handle = nullptr;  // from here on every call raises ClosedError
-  CallbackSlot* s = slot;
-  slot = nullptr;
-  id_caches.clear();
+  slot = nullptr;    // the engine frees it (ReleaseSlot) once its last call has returned
+  for (auto& [ptr, service] : services) service->handle = nullptr;
+  services.clear();
   if (own_callback) {
     // The last reference went away inside this engine's own callback (on its controller
     // thread): destroying here would join this very thread. Nothing else can reach the engine
-    // any more, so another thread destroys it, then frees the slot the trampoline still uses.
-    std::thread([h, s] {
+    // any more, so another thread destroys it once the callback has returned.
+    std::thread([h] {
       wt_engine_destroy(h);
-      if (s != nullptr && Py_IsInitialized() && !Finalizing()) {
+      if (Py_IsInitialized() && !Finalizing()) {
         py::gil_scoped_acquire gil;
-        delete s;
-      }  // else: leaked at interpreter exit rather than touched without the GIL
+        DrainReleases();
+      }
     }).detach();
     return;
   }
@@ -181,7 +193,7 @@ void EngineState::Close(bool from_destructor) {
     std::unique_lock<std::shared_mutex> lock(busy);
     wt_engine_destroy(h);
   }
-  delete s;
+  DrainReleases();  // every endpoint set and the callback slot were released by the destroy
 }
 
 EngineState::~EngineState() {
