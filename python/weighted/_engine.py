@@ -257,7 +257,8 @@ class Engine(_weighted.Engine):
 
     # -- services --------------------------------------------------------------------------------
     def service(self, name: str) -> "Service":
-        """The service called ``name``, created (with no endpoints) on first use."""
+        """The service called ``name``, created (with no endpoints) on first use, or again after
+        :meth:`Service.remove`."""
         svc = self._services.get(name)
         if svc is None or svc.closed:
             svc = Service(self, name)
@@ -399,8 +400,10 @@ _now_ns = time.perf_counter_ns
 class Service(_weighted.Service):
     """One service of an engine: its endpoint set, picks and reports.
 
-    ``pick``, ``complete``, ``cancel``, ``report``, ``report_resources``, ``report_batch`` and
-    ``key`` are the binding's methods (see the stubs); this class adds the conveniences.
+    ``pick``, ``complete``, ``cancel``, ``report``, ``report_resources``, ``report_batch``,
+    ``key`` and ``remove`` are the binding's methods (see the stubs); this class adds the
+    conveniences. After ``remove()`` (or the engine's ``close()``) every call raises
+    :class:`weighted.ClosedError`.
     """
 
     def __init__(self, engine: Engine, name: str) -> None:
@@ -412,7 +415,8 @@ class Service(_weighted.Service):
     def set_endpoints(self, endpoints: EndpointsLike) -> None:
         """Replaces the endpoint set: ``{"10.0.0.7:8080": 100, ...}``, ``[(id, weight), ...]`` or
         ``[id, ...]`` (base weight 1). Endpoints that stay keep their state; new ones start in
-        slow start. The position of each endpoint is the ``index`` of a :class:`Pick`."""
+        slow start. The position of each endpoint is the ``index`` of a :class:`Pick`, and its id
+        object (the very str given here) is its ``endpoint``: the engine holds it for the picks."""
         self._set_endpoints(_endpoint_specs(endpoints))
 
     def report_http(self, endpoint: Union[str, int], latency_ms: float, http_status: int) -> None:
