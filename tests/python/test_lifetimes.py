@@ -179,22 +179,32 @@ def test_remove_closes_every_object_of_the_service_and_a_new_one_can_take_its_na
         again.remove()
 
 
-def test_remove_from_a_callback_of_a_call_on_the_same_service_is_refused(engine):
+def test_remove_from_the_engines_own_callback_is_refused_and_another_engines_may_remove(engine):
+    # The engine delivers events one at a time: a removal raising its own event from inside a
+    # callback would wait for itself.
     svc = engine.service("s")
+    other_engine = weighted.Engine(clock="manual")
+    elsewhere = other_engine.service("elsewhere")
+    elsewhere.set_endpoints(["x"])
     refused = []
 
     def on_event(event):
-        if event.type == weighted.EventType.ENDPOINT_ADDED and event.service == "s":
+        if event.type in (weighted.EventType.ENDPOINT_ADDED, weighted.EventType.CONFIG_RELOADED):
             try:
                 svc.remove()
             except weighted.InvalidArgumentError as e:
-                refused.append(str(e))
+                refused.append((event.name, str(e)))
+            if not elsewhere.closed:
+                elsewhere.remove()  # another engine's service: nothing of this engine waits
 
     engine.on_event(on_event)
     svc.set_endpoints(["a"])  # endpoint_added is delivered inside this call, on this thread
-    assert refused and 'inside an event callback of a call on service "s"' in refused[0]
-    assert not svc.closed
+    engine.reload({})
+    assert [name for name, _ in refused] == ["endpoint_added", "config_reloaded"]
+    assert 'inside the engine\'s own event callback (service "s")' in refused[0][1]
+    assert not svc.closed and elsewhere.closed
     assert svc.pick().endpoint == "a"
+    other_engine.close()
 
 
 def test_remove_while_other_threads_use_the_service_raises_closed_and_never_crashes(engine):

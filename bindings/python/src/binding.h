@@ -106,19 +106,17 @@ struct EngineState {
   ~EngineState();
 };
 
-// Implementation details of CallWithoutGil (engine.cc, service.cc).
+// Implementation detail of CallWithoutGil (engine.cc).
 struct PendingCallbackError {
   py::object error;  // the first exception a callback raised on this thread during the call
   PendingCallbackError* outer = nullptr;
 };
 PendingCallbackError*& CurrentPendingError();
-// The services whose lock this thread holds in a call without the GIL: an event callback
-// delivered inside such a call (set_endpoints raises endpoint events) must not remove them.
-struct HeldService {
-  const ServiceState* service;
-  HeldService* outer;
-};
-HeldService*& CurrentHeldServices();
+
+// True while this thread runs inside one of this engine's event callbacks, at any depth. The
+// engine delivers its events one at a time under a lock, so a call that raises an event of its
+// own (close, remove) would wait there for itself.
+bool InOwnCallback(const EngineState& st);
 
 // Runs `fn` (a C call returning wt_status) with the GIL released and the engine marked busy, so
 // close() waits for it instead of destroying the engine under it. With `service`, the call is
@@ -139,24 +137,17 @@ void CallWithoutGil(EngineState& st, Fn&& fn, bool raise_callback_errors = true,
     pending.outer = CurrentPendingError();
     CurrentPendingError() = &pending;
   }
-  HeldService held{service, CurrentHeldServices()};
   wt_status status;
   {
     std::shared_lock<std::shared_mutex> lock(st.busy);
     std::shared_lock<std::shared_mutex> service_lock;
-    if (service != nullptr) {
-      service_lock = std::shared_lock<std::shared_mutex>(service->busy);
-      CurrentHeldServices() = &held;
+    if (service != nullptr) service_lock = std::shared_lock<std::shared_mutex>(service->busy);
+    py::gil_scoped_release nogil;
+    if constexpr (std::is_invocable_v<Fn, wt_service*>) {
+      status = fn(handle);
+    } else {
+      status = fn();
     }
-    {
-      py::gil_scoped_release nogil;
-      if constexpr (std::is_invocable_v<Fn, wt_service*>) {
-        status = fn(handle);
-      } else {
-        status = fn();
-      }
-    }
-    CurrentHeldServices() = held.outer;
   }
   if (raise_callback_errors) CurrentPendingError() = pending.outer;
   DrainReleases();

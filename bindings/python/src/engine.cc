@@ -13,11 +13,6 @@ PendingCallbackError*& CurrentPendingError() {
   return pending;
 }
 
-HeldService*& CurrentHeldServices() {
-  thread_local HeldService* held = nullptr;
-  return held;
-}
-
 // What the C trampoline calls. The engine owns the slot from wt_engine_set_event_callback() on
 // and hands it to ReleaseSlot() after its last call (a later set, or wt_engine_destroy()), on
 // whichever thread destroys the engine: the slot itself is plain C++, and its reference to the
@@ -36,8 +31,21 @@ void ReleaseSlot(void* user) {
   delete slot;
 }
 
-// The callback slot whose event is being delivered on this thread (nullptr outside callbacks).
-thread_local CallbackSlot* tl_callback_slot = nullptr;
+// The callbacks running on this thread, innermost first (one engine's callback may call
+// another engine, whose callback then runs inside it).
+struct ActiveCallback {
+  const CallbackSlot* slot;
+  const ActiveCallback* outer;
+};
+thread_local const ActiveCallback* tl_callbacks = nullptr;
+
+bool InCallbackOf(const CallbackSlot* slot) {
+  if (slot == nullptr) return false;
+  for (const ActiveCallback* c = tl_callbacks; c != nullptr; c = c->outer) {
+    if (c->slot == slot) return true;
+  }
+  return false;
+}
 
 py::tuple EventTuple(const wt_event& ev) {
   return py::make_tuple(ev.type, ev.time_ns, py::str(ev.service ? ev.service : ""),
@@ -53,8 +61,8 @@ void EventTrampoline(void* user, const wt_event* ev) {
   if (!Py_IsInitialized() || Finalizing()) return;
   py::gil_scoped_acquire gil;
   if (slot->fn == nullptr) return;
-  CallbackSlot* outer = tl_callback_slot;
-  tl_callback_slot = slot;
+  const ActiveCallback active{slot, tl_callbacks};
+  tl_callbacks = &active;
   try {
     // A reference of its own: the callback may replace slot->fn while it runs.
     auto fn = py::reinterpret_borrow<py::object>(slot->fn);
@@ -70,7 +78,7 @@ void EventTrampoline(void* user, const wt_event* ev) {
     PyErr_SetString(PyExc_RuntimeError, "weighted event callback failed");
     PyErr_WriteUnraisable(nullptr);
   }
-  tl_callback_slot = outer;
+  tl_callbacks = active.outer;
 }
 
 // An owner of one engine. Python's `weighted.Engine` subclasses this type.
@@ -119,7 +127,7 @@ class Engine {
     // inside a callback, and an empty slot makes the trampoline a no-op anyway.
     if (st_->slot == nullptr) {
       if (fn.is_none()) return;
-      if (tl_callback_slot != nullptr) {
+      if (tl_callbacks != nullptr) {
         throw Error{WT_ERR_INVALID_ARGUMENT,
                     "the first event callback cannot be set from inside an event callback", {}, 0};
       }
@@ -161,7 +169,7 @@ class Engine {
 
 void EngineState::Close(bool from_destructor) {
   if (handle == nullptr) return;
-  const bool own_callback = slot != nullptr && tl_callback_slot == slot;
+  const bool own_callback = InCallbackOf(slot);
   if (own_callback && !from_destructor) {
     throw Error{WT_ERR_INVALID_ARGUMENT,
                 "close() called from inside the engine's own event callback", {}, 0};
@@ -202,6 +210,8 @@ EngineState::~EngineState() {
   } catch (...) {
   }
 }
+
+bool InOwnCallback(const EngineState& st) { return InCallbackOf(st.slot); }
 
 // Services keep the EngineState alive; exposed for service.cc.
 std::shared_ptr<EngineState> EngineStateOf(py::handle engine) {

@@ -1,5 +1,5 @@
 // weighted._weighted.Service and Pick: the hot path. pick, complete and report keep the GIL (a
-// ~100 ns C call is cheaper than releasing it); report_batch releases it around the C call.
+// ~100 ns C call is cheaper than releasing it); set_endpoints, remove and report_batch release it.
 #include <cmath>
 #include <cstring>
 #include <optional>
@@ -85,6 +85,18 @@ struct OwnedIds {
   void HandOver() { objects.clear(); }  // the engine releases them (QueueRelease) from now on
 };
 
+// `seq` as a tuple (itself if it is one); TypeError `what` for a str, bytes or a non-sequence.
+py::tuple AsTuple(py::handle seq, const std::string& what) {
+  PyObject* o = seq.ptr();
+  if (PyTuple_Check(o)) return py::reinterpret_borrow<py::tuple>(o);
+  if (PyUnicode_Check(o) || PyBytes_Check(o) || !PySequence_Check(o)) {
+    throw py::type_error(what + ", not " + Py_TYPE(o)->tp_name);
+  }
+  PyObject* t = PySequence_Tuple(o);
+  if (t == nullptr) throw py::error_already_set();
+  return py::reinterpret_steal<py::tuple>(t);
+}
+
 // The object a pick of this endpoint hands back, and its UTF-8 form for the spec. An exact str
 // is kept as it came (no copy); a str subclass becomes a plain str, and bytes or bytearray are
 // taken as UTF-8, so a pick's endpoint is always a str.
@@ -118,7 +130,12 @@ PyObject* IdObject(PyObject* id, size_t i, const char** utf8) {
     throw py::type_error(where() + " cannot be encoded as UTF-8 (" +
                          std::string(py::str(cause.value())) + ")");
   }
-  CString(*utf8, static_cast<size_t>(len), "endpoint id");
+  try {
+    CString(*utf8, static_cast<size_t>(len), "endpoint id");
+  } catch (...) {
+    Py_DECREF(obj);
+    throw;
+  }
   return obj;
 }
 
@@ -143,34 +160,23 @@ class Service {
   // its id object, which the engine returns with every pick of that endpoint from this set.
   void SetEndpoints(py::handle endpoints) {
     Handle();
-    if (PyUnicode_Check(endpoints.ptr()) || PyBytes_Check(endpoints.ptr()) ||
-        !PySequence_Check(endpoints.ptr())) {
-      throw py::type_error(std::string("set_endpoints: endpoints must be a sequence of (id, "
-                                       "base_weight) pairs, not ") +
-                           Py_TYPE(endpoints.ptr())->tp_name);
-    }
-    auto items = py::reinterpret_steal<py::object>(
-        PySequence_Fast(endpoints.ptr(), "set_endpoints: endpoints must be a sequence"));
-    if (!items) throw py::error_already_set();
-    const size_t n = static_cast<size_t>(PySequence_Fast_GET_SIZE(items.ptr()));
-    PyObject** item = PySequence_Fast_ITEMS(items.ptr());
+    // Tuples, read by index: the conversions below may run Python code (__float__), which
+    // could resize a list being read.
+    const py::tuple items = AsTuple(endpoints, "set_endpoints: endpoints must be a sequence of "
+                                               "(id, base_weight) pairs");
+    const size_t n = items.size();
     std::vector<wt_endpoint_spec> specs(n, wt_endpoint_spec WT_ENDPOINT_SPEC_INIT);
     OwnedIds ids;
     ids.objects.reserve(n);
     for (size_t i = 0; i < n; ++i) {
-      PyObject* pair = item[i];
-      if (!PyTuple_Check(pair) && !PyList_Check(pair)) [[unlikely]] {
-        throw py::type_error("set_endpoints: endpoints[" + std::to_string(i) +
-                             "] must be an (id, base_weight) pair, not " + Py_TYPE(pair)->tp_name);
+      const std::string what = "set_endpoints: endpoints[" + std::to_string(i) + "]";
+      const py::tuple pair = AsTuple(items[i], what + " must be an (id, base_weight) pair");
+      if (pair.size() != 2) [[unlikely]] {
+        throw py::type_error(what + " must be an (id, base_weight) pair, not " +
+                             std::to_string(pair.size()) + " items");
       }
-      if (PySequence_Fast_GET_SIZE(pair) != 2) [[unlikely]] {
-        throw py::type_error("set_endpoints: endpoints[" + std::to_string(i) +
-                             "] must be an (id, base_weight) pair, not " +
-                             std::to_string(PySequence_Fast_GET_SIZE(pair)) + " items");
-      }
-      PyObject* const* fields = PySequence_Fast_ITEMS(pair);
-      const double weight = ToDouble(fields[1], "set_endpoints: base_weight");
-      ids.objects.push_back(IdObject(fields[0], i, &specs[i].id));
+      const double weight = ToDouble(pair[1].ptr(), "set_endpoints: base_weight");
+      ids.objects.push_back(IdObject(pair[0].ptr(), i, &specs[i].id));
       specs[i].base_weight = weight;
       specs[i].user = ids.objects.back();
     }
@@ -190,13 +196,11 @@ class Service {
   // Takes the service out of the engine. Every Python object of it is closed from here on.
   void Remove() {
     wt_service* h = Handle();
-    for (HeldService* held = CurrentHeldServices(); held != nullptr; held = held->outer) {
-      if (held->service == svc_.get()) {
-        throw Error{WT_ERR_INVALID_ARGUMENT,
-                    "remove() called from inside an event callback of a call on service \"" +
-                        svc_->name + "\" (set_endpoints): remove it after that call returns",
-                    {}, 0};
-      }
+    if (InOwnCallback(*st_)) {
+      throw Error{WT_ERR_INVALID_ARGUMENT,
+                  "remove() called from inside the engine's own event callback (service \"" +
+                      svc_->name + "\"): remove it after the callback returns",
+                  {}, 0};
     }
     // Marked first, with the GIL: no call on it starts from now on, and the exclusive lock
     // below waits for those running without the GIL.
