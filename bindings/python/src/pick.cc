@@ -45,7 +45,6 @@ PyObject* FlagGetter(PyObject* self, void* bit) {
   return PyBool_FromLong((flags & static_cast<uint32_t>(reinterpret_cast<uintptr_t>(bit))) != 0);
 }
 
-
 PyObject* PickRepr(PyObject* self) {
   auto* p = reinterpret_cast<PickObject*>(self);
   return PyUnicode_FromFormat("Pick(endpoint=%R, index=%u, epoch=%llu, flags=%u)", p->endpoint,
