@@ -31,7 +31,8 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 
 class Outcome(enum.IntEnum):
-    """How a call ended (``wt_outcome``). Strings such as ``"timeout"`` are accepted too."""
+    """How a call ended (``wt_outcome``). Strings such as ``"timeout"`` (the core's names,
+    ``weighted._weighted.outcome_name``) are accepted too."""
 
     SUCCESS = 0
     HTTP_5XX = 1
@@ -43,6 +44,10 @@ class Outcome(enum.IntEnum):
     def from_http_status(cls, http_status: int) -> "Outcome":
         """500..599 is HTTP_5XX, anything else SUCCESS (a 4xx is the caller's fault)."""
         return cls(_weighted.outcome_from_http_status(int(http_status)))
+
+
+# The core's spelling of each outcome; the breaker's string outcomes resolve through it.
+_OUTCOMES_BY_NAME: Dict[str, Outcome] = {_weighted.outcome_name(o): o for o in Outcome}
 
 
 class EventType(enum.IntEnum):
@@ -57,6 +62,7 @@ class EventType(enum.IntEnum):
     ENDPOINT_ADDED = 7
     ENDPOINT_REMOVED = 8
     CONFIG_RELOADED = 9
+    SERVICE_REMOVED = 10  # Service.remove(); ``endpoint`` is ""
 
 
 @dataclass(frozen=True)
@@ -78,8 +84,9 @@ class Event:
 
     @property
     def name(self) -> str:
-        """``"isolated"``, ``"panic_enter"``, ... (``"event_<n>"`` for a type newer than this SDK)."""
-        return self.type.name.lower() if isinstance(self.type, EventType) else f"event_{self.type}"
+        """The core's name: ``"isolated"``, ``"panic_enter"``, ... (``"event_<n>"`` for a type
+        the loaded library does not name)."""
+        return _weighted.event_type_name(int(self.type)) or f"event_{self.type}"
 
     def to_dict(self) -> Dict[str, Any]:
         return {"type": self.name, "time_ns": self.time_ns, "service": self.service,
@@ -250,7 +257,8 @@ class Engine(_weighted.Engine):
 
     # -- services --------------------------------------------------------------------------------
     def service(self, name: str) -> "Service":
-        """The service called ``name``, created (with no endpoints) on first use."""
+        """The service called ``name``, created (with no endpoints) on first use, or again after
+        :meth:`Service.remove`."""
         svc = self._services.get(name)
         if svc is None or svc.closed:
             svc = Service(self, name)
@@ -392,8 +400,10 @@ _now_ns = time.perf_counter_ns
 class Service(_weighted.Service):
     """One service of an engine: its endpoint set, picks and reports.
 
-    ``pick``, ``complete``, ``cancel``, ``report``, ``report_resources``, ``report_batch`` and
-    ``key`` are the binding's methods (see the stubs); this class adds the conveniences.
+    ``pick``, ``complete``, ``cancel``, ``report``, ``report_resources``, ``report_batch``,
+    ``key`` and ``remove`` are the binding's methods (see the stubs); this class adds the
+    conveniences. After ``remove()`` (or the engine's ``close()``) every call raises
+    :class:`weighted.ClosedError`.
     """
 
     def __init__(self, engine: Engine, name: str) -> None:
@@ -405,7 +415,8 @@ class Service(_weighted.Service):
     def set_endpoints(self, endpoints: EndpointsLike) -> None:
         """Replaces the endpoint set: ``{"10.0.0.7:8080": 100, ...}``, ``[(id, weight), ...]`` or
         ``[id, ...]`` (base weight 1). Endpoints that stay keep their state; new ones start in
-        slow start. The position of each endpoint is the ``index`` of a :class:`Pick`."""
+        slow start. The position of each endpoint is the ``index`` of a :class:`Pick`, and its id
+        object (the very str given here) is its ``endpoint``: the engine holds it for the picks."""
         self._set_endpoints(_endpoint_specs(endpoints))
 
     def report_http(self, endpoint: Union[str, int], latency_ms: float, http_status: int) -> None:

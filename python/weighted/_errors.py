@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from typing import Dict, List, Optional, Type
 
+from . import _weighted
+
 __all__ = [
     "WeightedError", "InvalidArgumentError", "ConfigError", "ConfigParseError",
     "ConfigInvalidError", "ConfigFileError", "NotFoundError", "NoEndpointError", "LimitError",
@@ -15,23 +17,11 @@ __all__ = [
     "InternalError", "ClosedError", "from_status",
 ]
 
-# wt_status values (pinned in weighted.h; never renumbered). -1 is Python's own: closed object.
-STATUS_NAMES: Dict[int, str] = {
-    -1: "CLOSED",
-    0: "WT_OK",
-    1: "WT_ERR_INVALID_ARGUMENT",
-    2: "WT_ERR_CONFIG_PARSE",
-    3: "WT_ERR_CONFIG_INVALID",
-    4: "WT_ERR_NOT_FOUND",
-    5: "WT_ERR_IO",
-    6: "WT_ERR_NO_ENDPOINT",
-    7: "WT_ERR_LIMIT",
-    8: "WT_ERR_WRONG_CLOCK",
-    9: "WT_ERR_STALE",
-    10: "WT_ERR_NO_MEMORY",
-    11: "WT_ERR_DUPLICATE",
-    99: "WT_ERR_INTERNAL",
-}
+# Status names as the core spells them (wt_status_name), for every status it defines; -1 is
+# Python's own: a closed object.
+STATUS_NAMES: Dict[int, str] = {-1: "CLOSED"}
+STATUS_NAMES.update((s, _weighted.status_name(s)) for s in range(128)
+                    if _weighted.status_name(s) != "WT_UNKNOWN_STATUS")
 
 
 class WeightedError(Exception):
@@ -42,7 +32,7 @@ class WeightedError(Exception):
     """
 
     status: int = 99
-    status_name: str = "WT_ERR_INTERNAL"
+    status_name: str = STATUS_NAMES[99]
 
     def __init__(self, message: str) -> None:
         super().__init__(message)
@@ -128,10 +118,16 @@ _CLASSES: Dict[int, Type[WeightedError]] = {
 }
 
 
+# Each class names its own status, so a subclass (weighted.breaker.AllOpenError) carries it too.
+for _status, _cls in _CLASSES.items():
+    _cls.status, _cls.status_name = _status, STATUS_NAMES[_status]
+del _status, _cls
+
+
 def from_status(status: int, message: str) -> WeightedError:
     """The exception for a failed call: the class for ``status``, carrying the core's message."""
     cls = _CLASSES.get(status, WeightedError)
     exc = cls(message)
     exc.status = status
-    exc.status_name = STATUS_NAMES.get(status, "WT_UNKNOWN_STATUS")
+    exc.status_name = STATUS_NAMES.get(status) or _weighted.status_name(status)
     return exc

@@ -33,18 +33,16 @@ import threading
 import time
 from typing import Any, Callable, Deque, Dict, List, Optional, Union
 
-from ._engine import Call, Outcome, Pick, Service, classify_exception
+from ._engine import _OUTCOMES_BY_NAME, Call, Outcome, Pick, Service, classify_exception
 from ._errors import NoEndpointError, StaleEndpointError
 
 __all__ = ["BreakerState", "CircuitBreaker", "BreakerBridge", "AllOpenError"]
-
-_OUTCOMES = {o.name.lower(): o for o in Outcome}
 
 
 def _as_outcome(outcome: Union[Outcome, int, str]) -> Outcome:
     if isinstance(outcome, str):
         try:
-            return _OUTCOMES[outcome.lower()]
+            return _OUTCOMES_BY_NAME[outcome.lower()]
         except KeyError:
             raise ValueError(f"unknown outcome {outcome!r}") from None
     return Outcome(int(outcome))
@@ -57,12 +55,8 @@ class BreakerState(enum.Enum):
 
 
 class AllOpenError(NoEndpointError):
-    """Every endpoint's breaker is open: no call may be sent now."""
-
-    def __init__(self, message: str) -> None:
-        super().__init__(message)
-        self.status = 6
-        self.status_name = "WT_ERR_NO_ENDPOINT"
+    """Every endpoint's breaker is open: no call may be sent now (``status`` is
+    NoEndpointError's)."""
 
 
 class CircuitBreaker:

@@ -17,7 +17,8 @@ def test_package_and_library_versions_agree():
 
 @pytest.mark.parametrize("built,loaded,ok", [
     (10000, 10000, True), (10000, 10203, True), (10200, 10100, False), (10000, 20000, False),
-    (20000, 10000, False)])
+    (20000, 10000, False), (20000, 20000, True), (20000, 20100, True), (20100, 20000, False),
+    (20000, 30000, False)])
 def test_version_check_refuses_a_mismatched_library(built, loaded, ok):
     if ok:
         weighted._check_version(built, loaded)

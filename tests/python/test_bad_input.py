@@ -1,5 +1,6 @@
 """Bad input that test_errors.py (the binding's own table) does not cover: the limits and fixes of
-issue 7, contradictory settings, misplaced keys, and what Python refuses before the core sees it.
+the bad-input and fuzzing review (docs/reliability.md, "Bad input"), contradictory settings,
+misplaced keys, and what Python refuses before the core sees it.
 Each case raises one exception with the core's message (or Python's own, for values that cannot
 cross into C) and leaves the engine's state exactly as it was. docs/reliability.md lists the
 C, Java and Python tables together."""

@@ -1,6 +1,7 @@
-"""Dashboard security edge cases (issue 7, item 6), beside test_dashboard.py: which addresses
-count as loopback, that every non-loopback address needs allow_remote AND a token, and that the
-token guards every data path while the static page, which carries no data, stays public."""
+"""Dashboard security edge cases (the dashboard item of the security audit, docs/reliability.md
+"Security"), beside test_dashboard.py: which addresses count as loopback, that every non-loopback
+address needs allow_remote AND a token, and that the token guards every data path while the
+static page, which carries no data, stays public."""
 from __future__ import annotations
 
 import urllib.error

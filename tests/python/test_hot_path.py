@@ -218,7 +218,7 @@ def test_a_lost_tracked_pick_expires_and_flags_show_only_the_documented_bits(eng
     assert inflight() == 0
     svc.cancel(lost)  # finishing it late takes nothing from newer picks
     fresh = svc.pick()
-    assert fresh.flags == weighted_flags_tracked(), "picked in cycle 2: the engine's bits are set"
+    assert fresh.flags == weighted_flags_tracked(), "picked in cycle 2: its cycle is in the ticket"
     assert "flags=4)" in repr(fresh)
     assert inflight() == 1
     svc.cancel(fresh)
@@ -226,4 +226,4 @@ def test_a_lost_tracked_pick_expires_and_flags_show_only_the_documented_bits(eng
 
 
 def weighted_flags_tracked() -> int:
-    return 1 << 2  # WT_PICK_TRACKED; the engine's own bits (24-31) are not shown
+    return 1 << 2  # WT_PICK_TRACKED; the engine's cycle rides in wt_pick.ticket, never in flags

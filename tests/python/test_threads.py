@@ -173,3 +173,33 @@ def test_one_engine_may_close_another_from_its_callback():
     first.run_cycle()
     assert second.closed and not first.closed
     first.close()
+
+
+def test_set_endpoints_while_the_controller_delivers_an_event_does_not_deadlock(tmp_path):
+    # The controller thread delivers an event holding the engine's callback lock and waits for
+    # the GIL; set_endpoints raises endpoint events that need the same lock. Holding the GIL
+    # across that call deadlocked both threads. In a child process, so a regression fails here
+    # instead of hanging the suite.
+    script = tmp_path / "overlap.py"
+    script.write_text(
+        "import threading, time, weighted\n"
+        "e = weighted.Engine.from_dict({'controller': {'interval_ms': 10},\n"
+        "                               'window': {'length_ms': 100, 'min_requests': 1}})\n"
+        "s = e.service('s')\n"
+        "s.set_endpoints(['a', 'b'])\n"
+        "main, from_controller = threading.get_ident(), []\n"
+        "e.on_event(lambda ev: threading.get_ident() != main and from_controller.append(ev))\n"
+        "end, i = time.monotonic() + 1.5, 0\n"
+        "while time.monotonic() < end:\n"
+        "    for _ in range(20):\n"
+        "        s.report('a', 900.0, 'http_5xx')\n"
+        "        s.report('b', 10.0)\n"
+        "    s.set_endpoints(['a', 'b', f'c{i % 50}'])\n"
+        "    i += 1\n"
+        "e.close()\n"
+        "print(len(from_controller))\n")
+    import subprocess
+    import sys
+    run = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=60)
+    assert run.returncode == 0, run.stderr
+    assert int(run.stdout) >= 1, "the controller should have delivered an event meanwhile"

@@ -1,7 +1,8 @@
 // Shared declarations of the weighted._weighted module. The module is a thin room on the C API's
 // one door: every call forwards to a wt_* function, every status goes through Check(), and the
 // only state kept here is what Python needs to manage handles safely (closed or not, which
-// calls are running without the GIL) plus the ids the caller itself passed to set_endpoints.
+// calls are running without the GIL). The engine owns the endpoint table: each endpoint's id
+// object rides in its spec's user pointer and comes back with its picks.
 #pragma once
 
 #include <pybind11/pybind11.h>
@@ -11,6 +12,7 @@
 #include <memory>
 #include <shared_mutex>
 #include <string>
+#include <type_traits>
 #include <unordered_map>
 #include <vector>
 
@@ -36,7 +38,22 @@ inline constexpr int kStatusClosed = -1;
 inline void Check(wt_status status) {
   if (status != WT_OK) [[unlikely]] throw Error{static_cast<int>(status), wt_last_error(), {}, 0};
 }
-[[noreturn]] void ThrowClosed(const char* what);
+[[noreturn]] void ThrowClosed(const std::string& what);
+
+inline bool Finalizing() {
+#if PY_VERSION_HEX >= 0x030D0000
+  return Py_IsFinalizing();
+#else
+  return _Py_IsFinalizing();
+#endif
+}
+
+// References the engine gives back (wt_release_fn) arrive on whichever thread frees an endpoint
+// set or the callback slot, often without the GIL and while the engine holds its locks, so
+// they are queued, never released there. DrainReleases() drops them; it needs the GIL and is
+// called after every call that may have freed something (releases.cc).
+void QueueRelease(void* object);
+void DrainReleases() noexcept;
 
 void RegisterErrors(py::module_& m);
 void RegisterEngine(py::module_& m);
@@ -46,11 +63,21 @@ struct EngineState;
 // The state of a weighted._weighted.Engine (or a Python subclass of it).
 std::shared_ptr<EngineState> EngineStateOf(py::handle engine);
 
-// The ids passed to a service's latest set_endpoints, in order, so a pick names its endpoint
-// without a second C call. The engine stays the authority: a pick whose epoch differs asks it.
-struct IdCache {
-  uint64_t epoch = 0;
-  std::vector<py::object> ids;
+// One service as every Python Service object for it sees it: several may wrap the same
+// wt_service*, and remove() through one must close them all.
+struct ServiceState {
+  wt_service* handle = nullptr;  // nullptr once removed or once the engine is closed
+  bool removed = false;
+  std::string name;
+  // Shared by each call on this service that runs without the GIL (set_endpoints,
+  // report_batch); taken exclusively by remove(), which must not race with them.
+  std::shared_mutex busy;
+
+  wt_service* Handle() const {
+    if (handle == nullptr) [[unlikely]] ThrowClosed();
+    return handle;
+  }
+  [[noreturn]] void ThrowClosed() const;
 };
 
 // Shared by an Engine and every Service taken from it. Fields are read and written with the GIL
@@ -62,10 +89,10 @@ struct EngineState {
   // exclusively, with the GIL released, to destroy the engine. Calls that keep the GIL (pick,
   // report) need no lock: close() cannot run while they hold it.
   std::shared_mutex busy;
-  // The event callback's target, on the heap so that it outlives this state when the engine must
-  // be destroyed from another thread (see Close); nullptr until a callback is first set.
+  // The event callback's target: the engine owns it once installed and frees it through the
+  // callback's release hook; kept here only to recognise this engine's own callback.
   struct CallbackSlot* slot = nullptr;
-  std::unordered_map<wt_service*, std::shared_ptr<IdCache>> id_caches;
+  std::unordered_map<wt_service*, std::shared_ptr<ServiceState>> services;
 
   wt_engine* Handle() const {
     if (handle == nullptr) [[unlikely]] ThrowClosed("engine");
@@ -79,17 +106,6 @@ struct EngineState {
   ~EngineState();
 };
 
-// What the C trampoline calls: a Python callable receiving each event as a tuple.
-struct CallbackSlot {
-  py::object fn = py::none();
-};
-
-// Runs `fn` (a C call returning wt_status) with the GIL released and the engine marked busy, so
-// close() waits for it instead of destroying the engine under it. Event callbacks that fire
-// inside may raise; the first such exception is re-raised here after the call returns.
-template <class Fn>
-void CallWithoutGil(EngineState& st, Fn&& fn);
-
 // Implementation detail of CallWithoutGil (engine.cc).
 struct PendingCallbackError {
   py::object error;  // the first exception a callback raised on this thread during the call
@@ -97,19 +113,44 @@ struct PendingCallbackError {
 };
 PendingCallbackError*& CurrentPendingError();
 
+// True while this thread runs inside one of this engine's event callbacks, at any depth. The
+// engine delivers its events one at a time under a lock, so a call that raises an event of its
+// own (close, remove) would wait there for itself.
+bool InOwnCallback(const EngineState& st);
+
+// Runs `fn` (a C call returning wt_status) with the GIL released and the engine marked busy, so
+// close() waits for it instead of destroying the engine under it. With `service`, the call is
+// on that service: `fn` receives its handle, checked and locked (shared, so remove() waits for
+// it) while the GIL is still held. Locks are only ever taken under the GIL after the handle
+// check, so taking them never waits: close() and remove() mark the handle first. With
+// `raise_callback_errors`, the first exception an event callback raises inside the call is
+// re-raised here after it returns (advance, run_cycle, reload); otherwise such exceptions go to
+// sys.unraisablehook, as outside any call. References the engine released meanwhile are
+// dropped before returning.
 template <class Fn>
-void CallWithoutGil(EngineState& st, Fn&& fn) {
+void CallWithoutGil(EngineState& st, Fn&& fn, bool raise_callback_errors = true,
+                    ServiceState* service = nullptr) {
   st.Handle();
+  wt_service* handle = service != nullptr ? service->Handle() : nullptr;
   PendingCallbackError pending;
-  pending.outer = CurrentPendingError();
-  CurrentPendingError() = &pending;
+  if (raise_callback_errors) {
+    pending.outer = CurrentPendingError();
+    CurrentPendingError() = &pending;
+  }
   wt_status status;
   {
     std::shared_lock<std::shared_mutex> lock(st.busy);
+    std::shared_lock<std::shared_mutex> service_lock;
+    if (service != nullptr) service_lock = std::shared_lock<std::shared_mutex>(service->busy);
     py::gil_scoped_release nogil;
-    status = fn();
+    if constexpr (std::is_invocable_v<Fn, wt_service*>) {
+      status = fn(handle);
+    } else {
+      status = fn();
+    }
   }
-  CurrentPendingError() = pending.outer;
+  if (raise_callback_errors) CurrentPendingError() = pending.outer;
+  DrainReleases();
   if (pending.error) {
     PyErr_SetObject(reinterpret_cast<PyObject*>(Py_TYPE(pending.error.ptr())), pending.error.ptr());
     throw py::error_already_set();

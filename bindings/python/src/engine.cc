@@ -13,17 +13,38 @@ PendingCallbackError*& CurrentPendingError() {
   return pending;
 }
 
+// What the C trampoline calls. The engine owns the slot from wt_engine_set_event_callback() on
+// and hands it to ReleaseSlot() after its last call (a later set, or wt_engine_destroy()), on
+// whichever thread destroys the engine: the slot itself is plain C++, and its reference to the
+// callable goes to the release queue.
+struct CallbackSlot {
+  PyObject* fn = nullptr;  // owned; replaced with the GIL held; nullptr: no callback
+  ~CallbackSlot() { Py_XDECREF(fn); }  // only with the GIL: ReleaseSlot() empties it first
+};
+
 namespace {
 
-// The callback slot whose event is being delivered on this thread (nullptr outside callbacks).
-thread_local CallbackSlot* tl_callback_slot = nullptr;
+void ReleaseSlot(void* user) {
+  auto* slot = static_cast<CallbackSlot*>(user);
+  QueueRelease(slot->fn);
+  slot->fn = nullptr;
+  delete slot;
+}
 
-bool Finalizing() {
-#if PY_VERSION_HEX >= 0x030D0000
-  return Py_IsFinalizing();
-#else
-  return _Py_IsFinalizing();
-#endif
+// The callbacks running on this thread, innermost first (one engine's callback may call
+// another engine, whose callback then runs inside it).
+struct ActiveCallback {
+  const CallbackSlot* slot;
+  const ActiveCallback* outer;
+};
+thread_local const ActiveCallback* tl_callbacks = nullptr;
+
+bool InCallbackOf(const CallbackSlot* slot) {
+  if (slot == nullptr) return false;
+  for (const ActiveCallback* c = tl_callbacks; c != nullptr; c = c->outer) {
+    if (c->slot == slot) return true;
+  }
+  return false;
 }
 
 py::tuple EventTuple(const wt_event& ev) {
@@ -39,11 +60,12 @@ void EventTrampoline(void* user, const wt_event* ev) {
   auto* slot = static_cast<CallbackSlot*>(user);
   if (!Py_IsInitialized() || Finalizing()) return;
   py::gil_scoped_acquire gil;
-  if (slot->fn.is_none()) return;
-  CallbackSlot* outer = tl_callback_slot;
-  tl_callback_slot = slot;
+  if (slot->fn == nullptr) return;
+  const ActiveCallback active{slot, tl_callbacks};
+  tl_callbacks = &active;
   try {
-    py::object fn = slot->fn;  // the callback may replace slot->fn while it runs
+    // A reference of its own: the callback may replace slot->fn while it runs.
+    auto fn = py::reinterpret_borrow<py::object>(slot->fn);
     fn(EventTuple(*ev));
   } catch (py::error_already_set& e) {
     PendingCallbackError* pending = CurrentPendingError();
@@ -56,7 +78,7 @@ void EventTrampoline(void* user, const wt_event* ev) {
     PyErr_SetString(PyExc_RuntimeError, "weighted event callback failed");
     PyErr_WriteUnraisable(nullptr);
   }
-  tl_callback_slot = outer;
+  tl_callbacks = active.outer;
 }
 
 // An owner of one engine. Python's `weighted.Engine` subclasses this type.
@@ -101,25 +123,27 @@ class Engine {
 
   void SetEventCallback(py::object fn) {
     wt_engine* h = st_->Handle();
-    // Installed once and never removed: wt_engine_set_event_callback() may not be called from
-    // inside a callback, and a None callback makes the trampoline a no-op anyway.
+    // Installed once and never replaced: wt_engine_set_event_callback() may not be called from
+    // inside a callback, and an empty slot makes the trampoline a no-op anyway.
     if (st_->slot == nullptr) {
       if (fn.is_none()) return;
-      if (tl_callback_slot != nullptr) {
+      if (tl_callbacks != nullptr) {
         throw Error{WT_ERR_INVALID_ARGUMENT,
                     "the first event callback cannot be set from inside an event callback", {}, 0};
       }
       auto slot = std::make_unique<CallbackSlot>();
-      slot->fn = fn;
-      Check(wt_engine_set_event_callback(h, &EventTrampoline, slot.get()));
+      slot->fn = fn.inc_ref().ptr();
+      Check(wt_engine_set_event_callback(h, &EventTrampoline, slot.get(), &ReleaseSlot));
       st_->slot = slot.release();
       return;
     }
-    st_->slot->fn = fn.is_none() ? py::none() : fn;
+    PyObject* old = st_->slot->fn;
+    st_->slot->fn = fn.is_none() ? nullptr : fn.inc_ref().ptr();
+    Py_XDECREF(old);
   }
 
   py::object PollEvent() {
-    wt_event ev{};
+    wt_event ev = WT_EVENT_INIT;
     int has = 0;
     Check(wt_engine_poll_event(st_->Handle(), &ev, &has));
     if (!has) return py::none();
@@ -144,31 +168,27 @@ class Engine {
 }  // namespace
 
 void EngineState::Close(bool from_destructor) {
-  if (handle == nullptr) {
-    delete slot;
-    slot = nullptr;
-    return;
-  }
-  const bool own_callback = slot != nullptr && tl_callback_slot == slot;
+  if (handle == nullptr) return;
+  const bool own_callback = InCallbackOf(slot);
   if (own_callback && !from_destructor) {
     throw Error{WT_ERR_INVALID_ARGUMENT,
                 "close() called from inside the engine's own event callback", {}, 0};
   }
   wt_engine* h = handle;
   handle = nullptr;  // from here on every call raises ClosedError
-  CallbackSlot* s = slot;
-  slot = nullptr;
-  id_caches.clear();
+  slot = nullptr;    // the engine frees it (ReleaseSlot) once its last call has returned
+  for (auto& [ptr, service] : services) service->handle = nullptr;
+  services.clear();
   if (own_callback) {
     // The last reference went away inside this engine's own callback (on its controller
     // thread): destroying here would join this very thread. Nothing else can reach the engine
-    // any more, so another thread destroys it, then frees the slot the trampoline still uses.
-    std::thread([h, s] {
+    // any more, so another thread destroys it once the callback has returned.
+    std::thread([h] {
       wt_engine_destroy(h);
-      if (s != nullptr && Py_IsInitialized() && !Finalizing()) {
+      if (Py_IsInitialized() && !Finalizing()) {
         py::gil_scoped_acquire gil;
-        delete s;
-      }  // else: leaked at interpreter exit rather than touched without the GIL
+        DrainReleases();
+      }
     }).detach();
     return;
   }
@@ -181,7 +201,7 @@ void EngineState::Close(bool from_destructor) {
     std::unique_lock<std::shared_mutex> lock(busy);
     wt_engine_destroy(h);
   }
-  delete s;
+  DrainReleases();  // every endpoint set and the callback slot were released by the destroy
 }
 
 EngineState::~EngineState() {
@@ -190,6 +210,8 @@ EngineState::~EngineState() {
   } catch (...) {
   }
 }
+
+bool InOwnCallback(const EngineState& st) { return InCallbackOf(st.slot); }
 
 // Services keep the EngineState alive; exposed for service.cc.
 std::shared_ptr<EngineState> EngineStateOf(py::handle engine) {

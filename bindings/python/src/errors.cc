@@ -7,8 +7,14 @@
 
 namespace wtpy {
 
-void ThrowClosed(const char* what) {
-  throw Error{kStatusClosed, std::string(what) + " is closed", {}, 0};
+void ThrowClosed(const std::string& what) {
+  throw Error{kStatusClosed, what + " is closed", {}, 0};
+}
+
+void ServiceState::ThrowClosed() const {
+  if (!removed) wtpy::ThrowClosed("engine");
+  throw Error{kStatusClosed,
+              "service \"" + name + "\" is closed: remove() took it out of its engine", {}, 0};
 }
 
 namespace {

@@ -23,6 +23,12 @@ PYBIND11_MODULE(_weighted, m) {
   m.def("version_number", &wt_version_number, "wt_version_number() of the loaded library.");
   m.def("version_string", &wt_version_string, "wt_version_string() of the loaded library.");
   m.def("outcome_from_http_status", &wt_outcome_from_http_status, py::arg("http_status"));
+  // The spellings live in the core (snapshots and Prometheus use them too); the package's enums
+  // and name tables are built from these. None for a value that is none.
+  m.def("outcome_name", &wt_outcome_name, py::arg("outcome"),
+        "The core's name of a wt_outcome, e.g. 'http_5xx'; None for another value.");
+  m.def("event_type_name", &wt_event_type_name, py::arg("type"),
+        "The core's name of a wt_event_type, e.g. 'weight_changed'; None for another value.");
   m.def(
       "validate_config",
       [](const std::string& json) { Check(wt_config_validate(json.data(), json.size())); },

@@ -27,7 +27,7 @@ int g_free_count = 0;
 void PickDealloc(PyObject* self) {
   PyTypeObject* type = Py_TYPE(self);
   auto* p = reinterpret_cast<PickObject*>(self);
-  Py_CLEAR(p->endpoint);  // a str: its release runs no Python code
+  Py_CLEAR(p->endpoint);  // an exact str (service.cc): its release runs no Python code
 #ifndef Py_GIL_DISABLED
   if (g_free_count < kFreeListMax) {
     g_free_list[g_free_count++] = p;
@@ -45,17 +45,11 @@ PyObject* FlagGetter(PyObject* self, void* bit) {
   return PyBool_FromLong((flags & static_cast<uint32_t>(reinterpret_cast<uintptr_t>(bit))) != 0);
 }
 
-// The WT_PICK_* bits only: bits 24-31 are the engine's own, kept in `raw` for complete/cancel.
-PyObject* FlagsGetter(PyObject* self, void*) {
-  return PyLong_FromUnsignedLong(reinterpret_cast<PickObject*>(self)->raw.flags &
-                                 ~uint32_t{WT_PICK_ENGINE_BITS});
-}
-
 PyObject* PickRepr(PyObject* self) {
   auto* p = reinterpret_cast<PickObject*>(self);
   return PyUnicode_FromFormat("Pick(endpoint=%R, index=%u, epoch=%llu, flags=%u)", p->endpoint,
                               p->raw.index, static_cast<unsigned long long>(p->raw.epoch),
-                              p->raw.flags & ~uint32_t{WT_PICK_ENGINE_BITS});
+                              p->raw.flags);
 }
 
 PyMemberDef kMembers[] = {
@@ -66,10 +60,11 @@ PyMemberDef kMembers[] = {
      "Which set_endpoints call `index` refers to (1, 2, ...)."},
     {"index", T_UINT, offsetof(PickObject, raw) + offsetof(wt_pick, index), READONLY,
      "Position of the endpoint in that set_endpoints call."},
+    {"flags", T_UINT, offsetof(PickObject, raw) + offsetof(wt_pick, flags), READONLY,
+     "WT_PICK_* bits (see probe, panic, tracked)."},
     {nullptr, 0, 0, 0, nullptr}};
 
 PyGetSetDef kGetSet[] = {
-    {"flags", FlagsGetter, nullptr, "WT_PICK_* bits (see probe, panic, tracked).", nullptr},
     {"probe", FlagGetter, nullptr, "The endpoint is half-isolated; this request is a probe.",
      reinterpret_cast<void*>(static_cast<uintptr_t>(WT_PICK_PROBE))},
     {"panic", FlagGetter, nullptr, "The service is in panic: plain round-robin.",

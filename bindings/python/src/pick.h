@@ -8,11 +8,11 @@ namespace wtpy {
 struct PickObject {
   PyObject_HEAD
   wt_pick raw;
-  PyObject* endpoint;  // str, owned
+  PyObject* endpoint;  // owned: the id object set_endpoints registered (raw.user, pinned)
 };
 
 void RegisterPick(py::module_& m);
-// A new Pick owning `endpoint`.
+// A new Pick owning `endpoint`, the object the engine returned in raw.user.
 py::object NewPick(const wt_pick& raw, py::object endpoint);
 // The wt_pick inside a Pick; TypeError for anything else.
 const wt_pick& PickOf(py::handle pick);

@@ -1,5 +1,5 @@
 // weighted._weighted.Service and Pick: the hot path. pick, complete and report keep the GIL (a
-// ~100 ns C call is cheaper than releasing it); report_batch releases it around the C call.
+// ~100 ns C call is cheaper than releasing it); set_endpoints, remove and report_batch release it.
 #include <cmath>
 #include <cstring>
 #include <optional>
@@ -11,6 +11,11 @@
 
 namespace wtpy {
 
+namespace {
+// More than the C API will ever define; bounds the walk over wt_outcome_name().
+constexpr int kMaxOutcomes = 64;
+}  // namespace
+
 int ToOutcome(py::handle outcome) {
   if (PyLong_Check(outcome.ptr())) {
     long v = PyLong_AsLong(outcome.ptr());
@@ -21,16 +26,21 @@ int ToOutcome(py::handle outcome) {
     return static_cast<int>(v);  // the core checks the range and names a bad value
   }
   if (PyUnicode_Check(outcome.ptr())) {
-    static constexpr std::string_view kNames[WT_OUTCOME_COUNT] = {
-        "success", "http_5xx", "timeout", "connect_error", "business_error"};
-    std::string name = outcome.cast<std::string>();
-    for (int i = 0; i < WT_OUTCOME_COUNT; ++i) {
-      if (kNames[i] == name) return i;
+    Py_ssize_t len = 0;
+    const char* name = PyUnicode_AsUTF8AndSize(outcome.ptr(), &len);
+    if (name == nullptr) throw py::error_already_set();
+    const std::string_view wanted(name, static_cast<size_t>(len));
+    // The loaded library's names, so an outcome newer than this binding is accepted too.
+    std::string known;
+    for (int i = 0; i < kMaxOutcomes; ++i) {
+      const char* n = wt_outcome_name(i);
+      if (n == nullptr) break;
+      if (wanted == n) return i;
+      if (!known.empty()) known += ", ";
+      known += n;
     }
     throw Error{WT_ERR_INVALID_ARGUMENT,
-                "outcome '" + name +
-                    "' is not one of success, http_5xx, timeout, connect_error, business_error",
-                {}, 0};
+                "outcome '" + std::string(wanted) + "' is not one of " + known, {}, 0};
   }
   throw py::type_error("outcome must be a weighted.Outcome, an int or its name, not " +
                        std::string(Py_TYPE(outcome.ptr())->tp_name));
@@ -63,31 +73,156 @@ uint64_t ToKey(py::handle key) {
 
 namespace {
 
+// The engine's pin hook: the pick holds the GIL, so the id object's count is exact.
+void PinObject(void*, void* object) { Py_INCREF(static_cast<PyObject*>(object)); }
+
+// New references to the id objects of one set_endpoints call, until the engine takes them.
+struct OwnedIds {
+  std::vector<PyObject*> objects;
+  ~OwnedIds() {
+    for (PyObject* o : objects) Py_DECREF(o);
+  }
+  void HandOver() { objects.clear(); }  // the engine releases them (QueueRelease) from now on
+};
+
+// `seq` as a tuple (itself if it is one); TypeError `what` for a str, bytes or a non-sequence.
+py::tuple AsTuple(py::handle seq, const std::string& what) {
+  PyObject* o = seq.ptr();
+  if (PyTuple_Check(o)) return py::reinterpret_borrow<py::tuple>(o);
+  if (PyUnicode_Check(o) || PyBytes_Check(o) || !PySequence_Check(o)) {
+    throw py::type_error(what + ", not " + Py_TYPE(o)->tp_name);
+  }
+  PyObject* t = PySequence_Tuple(o);
+  if (t == nullptr) throw py::error_already_set();
+  return py::reinterpret_steal<py::tuple>(t);
+}
+
+// The object a pick of this endpoint hands back, and its UTF-8 form for the spec. An exact str
+// is kept as it came (no copy); a str subclass becomes a plain str, and bytes or bytearray are
+// taken as UTF-8, so a pick's endpoint is always a str.
+PyObject* IdObject(PyObject* id, size_t i, const char** utf8) {
+  auto where = [i] { return "set_endpoints: endpoints[" + std::to_string(i) + "]: the id"; };
+  PyObject* obj;
+  if (PyUnicode_CheckExact(id)) {
+    Py_INCREF(id);
+    obj = id;
+  } else if (PyUnicode_Check(id)) {
+    obj = PyUnicode_FromObject(id);
+  } else if (PyBytes_Check(id) || PyByteArray_Check(id)) {
+    const bool is_bytes = PyBytes_Check(id);
+    const char* data = is_bytes ? PyBytes_AS_STRING(id) : PyByteArray_AS_STRING(id);
+    const Py_ssize_t n = is_bytes ? PyBytes_GET_SIZE(id) : PyByteArray_GET_SIZE(id);
+    obj = PyUnicode_DecodeUTF8(data, n, "strict");
+    if (obj == nullptr) {
+      PyErr_Clear();
+      throw Error{WT_ERR_INVALID_ARGUMENT, where() + " is not valid UTF-8", {}, 0};
+    }
+  } else {
+    throw py::type_error(where() + " must be a str, not " + Py_TYPE(id)->tp_name);
+  }
+  if (obj == nullptr) throw py::error_already_set();
+  Py_ssize_t len = 0;
+  *utf8 = PyUnicode_AsUTF8AndSize(obj, &len);
+  if (*utf8 == nullptr) {
+    // A lone surrogate: no UTF-8 form, so no id the core could hold.
+    py::error_already_set cause;
+    Py_DECREF(obj);
+    throw py::type_error(where() + " cannot be encoded as UTF-8 (" +
+                         std::string(py::str(cause.value())) + ")");
+  }
+  try {
+    CString(*utf8, static_cast<size_t>(len), "endpoint id");
+  } catch (...) {
+    Py_DECREF(obj);
+    throw;
+  }
+  return obj;
+}
+
 class Service {
  public:
   Service(py::handle engine, const std::string& name) : st_(EngineStateOf(engine)) {
-    Check(wt_engine_service(st_->Handle(), CString(name, "service name"), &svc_));
-    auto& cache = st_->id_caches[svc_];
-    if (!cache) cache = std::make_shared<IdCache>();
-    ids_ = cache;
-    name_ = name;
+    wt_service* h = nullptr;
+    Check(wt_engine_service(st_->Handle(), CString(name, "service name"), &h));
+    auto& state = st_->services[h];
+    if (!state) {
+      state = std::make_shared<ServiceState>();
+      state->handle = h;
+      state->name = name;
+    }
+    svc_ = state;
   }
 
-  const std::string& name() const { return name_; }
-  bool Closed() const { return st_->handle == nullptr; }
+  const std::string& name() const { return svc_->name; }
+  bool Closed() const { return svc_->handle == nullptr; }
 
-  void SetEndpoints(const std::vector<std::pair<std::string, double>>& endpoints) {
-    wt_service* s = Handle();
-    std::vector<wt_endpoint_spec> specs;
-    specs.reserve(endpoints.size());
-    for (const auto& [id, weight] : endpoints) specs.push_back({CString(id, "endpoint id"), weight});
-    uint64_t epoch = 0;
-    Check(wt_service_set_endpoints_epoch(s, specs.data(), specs.size(), &epoch));
-    std::vector<py::object> ids;
-    ids.reserve(endpoints.size());
-    for (const auto& e : endpoints) ids.push_back(py::str(e.first));
-    ids_->ids = std::move(ids);
-    ids_->epoch = epoch;  // the engine's, exact even when another writer set endpoints meanwhile
+  // endpoints: a sequence of (id, base_weight) pairs. Each spec's user pointer is a reference to
+  // its id object, which the engine returns with every pick of that endpoint from this set.
+  void SetEndpoints(py::handle endpoints) {
+    Handle();
+    // Tuples, read by index: the conversions below may run Python code (__float__), which
+    // could resize a list being read.
+    const py::tuple items = AsTuple(endpoints, "set_endpoints: endpoints must be a sequence of "
+                                               "(id, base_weight) pairs");
+    const size_t n = items.size();
+    std::vector<wt_endpoint_spec> specs(n, wt_endpoint_spec WT_ENDPOINT_SPEC_INIT);
+    OwnedIds ids;
+    ids.objects.reserve(n);
+    for (size_t i = 0; i < n; ++i) {
+      const std::string what = "set_endpoints: endpoints[" + std::to_string(i) + "]";
+      const py::tuple pair = AsTuple(items[i], what + " must be an (id, base_weight) pair");
+      if (pair.size() != 2) [[unlikely]] {
+        throw py::type_error(what + " must be an (id, base_weight) pair, not " +
+                             std::to_string(pair.size()) + " items");
+      }
+      const double weight = ToDouble(pair[1].ptr(), "set_endpoints: base_weight");
+      ids.objects.push_back(IdObject(pair[0].ptr(), i, &specs[i].id));
+      specs[i].base_weight = weight;
+      specs[i].user = ids.objects.back();
+    }
+    wt_endpoints_options options = WT_ENDPOINTS_OPTIONS_INIT;
+    options.release_user = &QueueRelease;
+    // Without the GIL: the engine raises endpoint events on this thread, and a controller
+    // thread delivering an event holds the callback lock while it waits for the GIL.
+    CallWithoutGil(
+        *st_,
+        [&](wt_service* s) {
+          return wt_service_set_endpoints(s, specs.data(), n, &options, nullptr, nullptr);
+        },
+        false, svc_.get());
+    ids.HandOver();
+  }
+
+  // Takes the service out of the engine. Every Python object of it is closed from here on.
+  void Remove() {
+    wt_service* h = Handle();
+    if (InOwnCallback(*st_)) {
+      throw Error{WT_ERR_INVALID_ARGUMENT,
+                  "remove() called from inside the engine's own event callback (service \"" +
+                      svc_->name + "\"): remove it after the callback returns",
+                  {}, 0};
+    }
+    // Marked first, with the GIL: no call on it starts from now on, and the exclusive lock
+    // below waits for those running without the GIL.
+    svc_->handle = nullptr;
+    svc_->removed = true;
+    st_->services.erase(h);
+    try {
+      CallWithoutGil(
+          *st_,
+          [&] {
+            std::unique_lock<std::shared_mutex> lock(svc_->busy);
+            return wt_service_remove(h);
+          },
+          false);
+    } catch (...) {
+      if (st_->handle != nullptr) {  // not removed after all: the handle is still good
+        svc_->handle = h;
+        svc_->removed = false;
+        st_->services[h] = svc_;
+      }
+      throw;
+    }
   }
 
   uint64_t EndpointKey(const std::string& id) {
@@ -97,27 +232,21 @@ class Service {
   }
 
   py::str EndpointId(uint64_t key) {
-    wt_service* s = Handle();
-    char buf[272];
+    char buf[257];  // an id is at most 256 bytes (weighted.h), plus the NUL
     size_t len = 0;
-    wt_status status = wt_service_endpoint_id(s, key, buf, sizeof buf, &len);
-    if (status == WT_ERR_INVALID_ARGUMENT && len >= sizeof buf) {
-      std::string big(len + 1, '\0');
-      Check(wt_service_endpoint_id(s, key, big.data(), big.size(), &len));
-      return py::str(big.data(), len);
-    }
-    Check(status);
+    Check(wt_service_endpoint_id(Handle(), key, buf, sizeof buf, &len));
     return py::str(buf, len);
   }
 
   py::object DoPick() {
     wt_service* s = Handle();
-    wt_pick raw;
-    Check(wt_service_pick(s, &raw));
-    if (raw.epoch == ids_->epoch && raw.index < ids_->ids.size()) {
-      return NewPick(raw, ids_->ids[raw.index]);
+    wt_pick raw = WT_PICK_INIT;
+    Check(wt_service_pick_pinned(s, &raw, &PinObject, nullptr));
+    if (raw.user == nullptr) [[unlikely]] {
+      throw Error{WT_ERR_INTERNAL, "pick: the engine returned no id object for endpoint key " +
+                                       std::to_string(raw.key), {}, 0};
     }
-    return NewPick(raw, EndpointId(raw.key));  // a set this module did not see: ask the engine
+    return NewPick(raw, py::reinterpret_steal<py::object>(static_cast<PyObject*>(raw.user)));
   }
 
   void Complete(py::handle pick, double latency_ms, int outcome) {
@@ -150,7 +279,7 @@ class Service {
   void ReportResources(const std::string& id, std::optional<double> cpu,
                        std::optional<double> memory, std::optional<double> thread_pool,
                        std::optional<double> connection_pool) {
-    wt_resources r{};
+    wt_resources r = WT_RESOURCES_INIT;
     if (cpu) r.present |= WT_RES_CPU, r.cpu = *cpu;
     if (memory) r.present |= WT_RES_MEMORY, r.memory = *memory;
     if (thread_pool) r.present |= WT_RES_THREAD_POOL, r.thread_pool = *thread_pool;
@@ -162,7 +291,7 @@ class Service {
   // one per entry. Ids are resolved before anything is recorded, so an unknown id leaves the
   // state unchanged. Returns how many entries were recorded.
   size_t ReportBatch(py::sequence endpoints, py::sequence latencies, py::object outcomes) {
-    wt_service* s = Handle();
+    Handle();
     const size_t n = py::len(endpoints);
     if (py::len(latencies) != n) {
       throw Error{WT_ERR_INVALID_ARGUMENT,
@@ -182,7 +311,7 @@ class Service {
                         std::to_string(py::len(outcome_seq)) + " outcomes", {}, 0};
       }
     }
-    std::vector<wt_report> reports(n);
+    std::vector<wt_report> reports(n, wt_report WT_REPORT_INIT);
     for (size_t i = 0; i < n; ++i) {
       py::object e = endpoints[i];
       wt_report& r = reports[i];
@@ -191,7 +320,8 @@ class Service {
       } else if (PyUnicode_Check(e.ptr())) {
         uint64_t key = 0;
         const std::string id = e.cast<std::string>();
-        Check(wt_service_endpoint_key(s, CString(id, "endpoint id"), &key));
+        // Handle() again: converting the entries may run Python code, and close() or remove().
+        Check(wt_service_endpoint_key(Handle(), CString(id, "endpoint id"), &key));
         r.key = key;
       } else if (IsPick(e)) {
         r.key = PickOf(e).key;
@@ -205,9 +335,12 @@ class Service {
     }
     size_t recorded = 0;
     try {
-      CallWithoutGil(*st_, [&] {
-        return wt_service_report_batch(s, reports.data(), reports.size(), &recorded);
-      });
+      CallWithoutGil(
+          *st_,
+          [&](wt_service* h) {
+            return wt_service_report_batch(h, reports.data(), reports.size(), &recorded);
+          },
+          true, svc_.get());
     } catch (Error& e) {
       e.recorded = recorded;
       e.entry_statuses.reserve(n);
@@ -218,15 +351,10 @@ class Service {
   }
 
  private:
-  wt_service* Handle() const {
-    st_->Handle();
-    return svc_;
-  }
+  wt_service* Handle() const { return svc_->Handle(); }
 
   std::shared_ptr<EngineState> st_;
-  std::shared_ptr<IdCache> ids_;
-  wt_service* svc_ = nullptr;
-  std::string name_;
+  std::shared_ptr<ServiceState> svc_;
 };
 
 // The hot path as plain CPython methods (fastcall.h explains why): same names, parameters and
@@ -306,6 +434,8 @@ void RegisterService(py::module_& m) {
       .def_property_readonly("name", &Service::name)
       .def_property_readonly("closed", &Service::Closed)
       .def("_set_endpoints", &Service::SetEndpoints, py::arg("endpoints"))
+      .def("remove", &Service::Remove,
+           "Takes the service out of its engine; later calls on it raise ClosedError.")
       .def("key", &Service::EndpointKey, py::arg("endpoint_id"),
            "The endpoint's key (an int), usable wherever an endpoint id is.")
       .def("endpoint_id", &Service::EndpointId, py::arg("key"))
