@@ -2,6 +2,10 @@
 // by picks, released exactly once when no pick can return them), the callback's release hook,
 // service removal, and the entry names in messages.
 #include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <future>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -232,6 +236,43 @@ TEST(Ownership, NameTablesCoverEveryValueOnce) {
   EXPECT_EQ(events.size(), size_t{WT_EVENT_SERVICE_REMOVED});
   EXPECT_EQ(wt_event_type_name(0), nullptr);
   EXPECT_EQ(wt_event_type_name(WT_EVENT_SERVICE_REMOVED + 1), nullptr);
+}
+
+// The header promises a callback may reload or advance: the events those calls raise come after
+// the running callback returns, in order, on the same thread, instead of a deadlock on the
+// callback's own lock. A watchdog turns a hang into a failure.
+TEST(Ownership, ACallbackThatReloadsAndAdvancesGetsTheirEventsAfterItReturns) {
+  struct Ctx {
+    wt_engine* e = nullptr;
+    std::vector<int> seen;
+    int depth = 0, max_depth = 0;
+    wt_status set_again = WT_OK;
+  } ctx;
+  ASSERT_EQ(wt_engine_create("{}", 2, WT_CLOCK_MANUAL, &ctx.e), WT_OK);
+  ASSERT_EQ(wt_engine_set_event_callback(
+                ctx.e,
+                [](void* u, const wt_event* ev) {
+                  auto& c = *static_cast<Ctx*>(u);
+                  c.max_depth = std::max(c.max_depth, ++c.depth);
+                  c.seen.push_back(ev->type);
+                  if (c.seen.size() == 1) {
+                    EXPECT_EQ(wt_engine_reload(c.e, "{}", 2), WT_OK);  // raises config_reloaded
+                    c.set_again = wt_engine_set_event_callback(c.e, nullptr, nullptr, nullptr);
+                  }
+                  --c.depth;
+                },
+                &ctx, nullptr),
+            WT_OK);
+  auto done = std::async(std::launch::async, [&] { return wt_engine_reload(ctx.e, "{}", 2); });
+  if (done.wait_for(std::chrono::seconds(20)) != std::future_status::ready) {
+    std::fprintf(stderr, "a reload from inside the event callback deadlocked\n");
+    std::abort();
+  }
+  EXPECT_EQ(done.get(), WT_OK);
+  EXPECT_EQ(ctx.seen, (std::vector<int>{WT_EVENT_CONFIG_RELOADED, WT_EVENT_CONFIG_RELOADED}));
+  EXPECT_EQ(ctx.max_depth, 1) << "the nested event waited for the running callback to return";
+  EXPECT_EQ(ctx.set_again, WT_ERR_INVALID_ARGUMENT) << "setting the callback from inside it";
+  wt_engine_destroy(ctx.e);
 }
 
 }  // namespace

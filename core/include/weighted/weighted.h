@@ -376,8 +376,10 @@ typedef struct wt_event {
 /* Called for every event, in order: from the controller thread (real clock), from the thread
  * inside wt_engine_advance()/wt_engine_run_cycle() (after the cycles it ran), or from the thread
  * whose wt_service_set_endpoints()/wt_engine_reload() caused the event. It runs after the engine
- * has released its locks, so it may pick, report, advance or reload; it must not call
- * wt_engine_destroy() or wt_engine_set_event_callback() (calls are serialised on the callback).
+ * has released its locks, so it may pick, report, advance or reload; events those calls raise are
+ * delivered after the running callback returns, in order, on the same thread. It must not call
+ * wt_engine_destroy(); wt_engine_set_event_callback() from inside it is refused
+ * (WT_ERR_INVALID_ARGUMENT). Calls are serialised on the callback.
  * The event and its strings are valid only during the call. NULL removes the callback.
  * `release` (may be NULL) is called once with `user` after the last call of `fn` with it: when a
  * later wt_engine_set_event_callback() replaces it (after a call running then has returned), or

@@ -105,8 +105,7 @@ WT_API wt_status wt_engine_set_event_callback(wt_engine* engine, wt_event_fn fn,
   return Call("wt_engine_set_event_callback", [&]() -> Status {
     Status s = CheckEngine("wt_engine_set_event_callback", engine);
     if (!s.ok()) return s;
-    AsEngine(engine)->events().SetCallback(fn, user, release);
-    return Status::Ok();
+    return AsEngine(engine)->events().SetCallback(fn, user, release);
   });
 }
 

@@ -2,6 +2,17 @@
 
 namespace weighted {
 
+namespace {
+// The queue whose callback this thread is running, and the events raised meanwhile by calls the
+// callback made into the same engine (a reload, an advance): they are delivered after the
+// current one returns, in order, on this thread. Taking callback_mu_ again would deadlock.
+struct Delivery {
+  const EventQueue* queue = nullptr;
+  std::deque<std::pair<std::string, PendingEvent>>* pending = nullptr;
+};
+thread_local Delivery t_delivery;
+}  // namespace
+
 void EventQueue::SetCapacity(size_t capacity) {
   std::lock_guard lock(mu_);
   capacity_ = capacity;
@@ -15,7 +26,11 @@ EventQueue::~EventQueue() {
   if (release_) release_(user_);
 }
 
-void EventQueue::SetCallback(wt_event_fn fn, void* user, wt_release_fn release) {
+Status EventQueue::SetCallback(wt_event_fn fn, void* user, wt_release_fn release) {
+  if (t_delivery.queue == this) {
+    return InvalidArgument("wt_engine_set_event_callback: called from inside the engine's own "
+                           "event callback; set it from another place");
+  }
   wt_release_fn old_release;
   void* old_user;
   {
@@ -27,6 +42,7 @@ void EventQueue::SetCallback(wt_event_fn fn, void* user, wt_release_fn release) 
     release_ = release;
   }
   if (old_release) old_release(old_user);
+  return Status::Ok();
 }
 
 wt_event EventQueue::View(const Owned& o) {
@@ -48,13 +64,23 @@ void EventQueue::Dispatch(const std::string& service, std::vector<PendingEvent>&
       queue_.push_back({service, e});
     }
   }
+  if (t_delivery.queue == this) {
+    for (const PendingEvent& e : events) t_delivery.pending->emplace_back(service, e);
+    return;
+  }
   std::lock_guard lock(callback_mu_);
   if (!fn_) return;
-  for (const PendingEvent& e : events) {
-    Owned o{service, e};
+  std::deque<std::pair<std::string, PendingEvent>> pending;
+  for (const PendingEvent& e : events) pending.emplace_back(service, e);
+  const Delivery outer = t_delivery;  // another engine's callback may have called into this one
+  t_delivery = {this, &pending};
+  while (!pending.empty()) {
+    Owned o{std::move(pending.front().first), std::move(pending.front().second)};
+    pending.pop_front();
     const wt_event view = View(o);
     fn_(user_, &view);
   }
+  t_delivery = outer;
 }
 
 Status EventQueue::Poll(wt_event* out, int* has_event) {

@@ -21,9 +21,11 @@ class EventQueue {
   EventQueue& operator=(const EventQueue&) = delete;
 
   void SetCapacity(size_t capacity);
-  // Replaces the callback; the old one's `release` runs once no call of it is running.
-  void SetCallback(wt_event_fn fn, void* user, wt_release_fn release);
-  // Queues the events and calls the callback for each, in order.
+  // Replaces the callback; the old one's `release` runs once no call of it is running. Refused
+  // from inside the callback itself (it would wait for its own return).
+  Status SetCallback(wt_event_fn fn, void* user, wt_release_fn release);
+  // Queues the events and calls the callback for each, in order. Events raised by calls the
+  // callback itself makes are delivered after it returns, on the same thread.
   void Dispatch(const std::string& service, std::vector<PendingEvent>& events);
   // Fills the fields of *out that fit in out->size (at least the 2.0 struct's).
   Status Poll(wt_event* out, int* has_event);
