@@ -390,8 +390,9 @@ WT_API wt_status wt_engine_set_event_callback(wt_engine* engine, wt_event_fn fn,
 
 /* Takes the oldest queued event. `out->size` must be set (WT_EVENT_INIT). Returns WT_OK with
  * *out_has_event = 1 and *out filled, or
- * *out_has_event = 0 when the queue is empty. The strings in *out stay valid until the next
- * wt_engine_poll_event() on this engine (from any thread) or its destruction. The queue holds
+ * *out_has_event = 0 when the queue is empty. The strings in *out belong to the calling thread:
+ * they stay valid until this thread's next wt_engine_poll_event() on this engine, whatever other
+ * threads poll meanwhile (and at most until the engine's destruction). The queue holds
  * events.queue_capacity events; older ones are dropped and counted in the snapshot. */
 WT_API wt_status wt_engine_poll_event(wt_engine* engine, wt_event* out, int* out_has_event);
 

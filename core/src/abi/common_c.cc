@@ -6,6 +6,7 @@
 #include "abi/c_api.h"
 #include "model/pending_event.h"
 #include "stats/signals.h"
+#include "util/quoted.h"
 #include "util/tls.h"
 
 namespace weighted {
@@ -47,22 +48,22 @@ Status ReadFile(const char* where, const char* path, size_t max_bytes, std::stri
   // of an empty document.
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec)) {
-    return {WT_ERR_IO, fmt::format("{}: cannot read \"{}\": it is a directory", where, path)};
+    return {WT_ERR_IO, fmt::format("{}: cannot read {}: it is a directory", where, Quoted(path))};
   }
   std::ifstream in(path, std::ios::binary);
   if (!in) {
-    return {WT_ERR_IO, fmt::format("{}: cannot open \"{}\": {}", where, path, std::strerror(errno))};
+    return {WT_ERR_IO, fmt::format("{}: cannot open {}: {}", where, Quoted(path), std::strerror(errno))};
   }
   // Reads at most one byte past the limit: a huge file (or /dev/zero) is refused without
   // being loaded into memory first.
   std::string text(max_bytes + 1, '\0');
   in.read(text.data(), static_cast<std::streamsize>(text.size()));
-  if (in.bad()) return {WT_ERR_IO, fmt::format("{}: cannot read \"{}\"", where, path)};
+  if (in.bad()) return {WT_ERR_IO, fmt::format("{}: cannot read {}", where, Quoted(path))};
   text.resize(static_cast<size_t>(in.gcount()));
   *out = std::move(text);
   if (out->size() > max_bytes) {
-    return {WT_ERR_LIMIT, fmt::format("{}: \"{}\" is more than limits.max_config_bytes = {} "
-                                      "bytes", where, path, max_bytes)};
+    return {WT_ERR_LIMIT, fmt::format("{}: {} is more than limits.max_config_bytes = {} "
+                                      "bytes", where, Quoted(path), max_bytes)};
   }
   return Status::Ok();
 }

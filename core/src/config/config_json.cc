@@ -6,6 +6,7 @@
 
 #include "config/config.h"
 #include "config/config_reader.h"
+#include "util/quoted.h"
 #include "config/keys.h"
 
 namespace weighted {
@@ -206,7 +207,9 @@ Status ParseConfig(std::string_view text, Config* out) {
     return Status::Ok();
   } catch (const ConfigReadError& e) {
     if (e.code == WT_ERR_CONFIG_PARSE) return {e.code, e.message};
-    return {e.code, fmt::format("{}: {}", e.path.empty() ? "(document)" : e.path, e.message)};
+    // The path holds the document's own keys: escaped, so a key cannot forge a log line.
+    return {e.code, fmt::format("{}: {}", e.path.empty() ? "(document)" : Escaped(e.path),
+                                e.message)};
   } catch (const std::bad_alloc&) {
     return {WT_ERR_NO_MEMORY, "out of memory while reading the config"};
   } catch (const std::exception& e) {

@@ -160,6 +160,11 @@ class DuplicateKeyFinder {
 }  // namespace
 
 json ParseDocument(std::string_view text) {
+  // JSON text has no NUL; a parser would stop there and ignore the rest (whatever it says).
+  if (const size_t nul = text.find('\0'); nul != std::string_view::npos) {
+    SyntaxError(text, nul, fmt::format("a NUL byte at offset {}; the document must be text up to "
+                                       "its length", nul));
+  }
   DuplicateKeyFinder duplicates;
   json doc;
   try {

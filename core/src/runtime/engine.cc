@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "util/quoted.h"
 #include "util/utf8.h"
 
 namespace weighted {
@@ -75,9 +76,9 @@ Status Engine::Reload(const char* where, std::string_view json) {
       size_t n = 0;
       svc->Inspect([&](Service& s) { n = s.endpoints().size(); });
       if (n > next->limits.max_endpoints_per_service) {
-        return {WT_ERR_LIMIT, fmt::format("{}: service \"{}\" has {} endpoints, more than the new "
-                                          "limits.max_endpoints_per_service = {}",
-                                          where, name, n, next->limits.max_endpoints_per_service)};
+        return {WT_ERR_LIMIT, fmt::format("{}: service {} has {} endpoints, more than the new "
+                                          "limits.max_endpoints_per_service = {}", where,
+                                          Quoted(name), n, next->limits.max_endpoints_per_service)};
       }
     }
     std::lock_guard config_lock(config_mu_);
@@ -115,8 +116,8 @@ Status Engine::GetService(const char* where, const char* name, Service** out) {
     return Status::Ok();
   }
   if (services_.size() >= cfg->limits.max_services) {
-    return {WT_ERR_LIMIT, fmt::format("{}: cannot create service \"{}\": limits.max_services = "
-                                      "{} reached", where, n, cfg->limits.max_services)};
+    return {WT_ERR_LIMIT, fmt::format("{}: cannot create service {}: limits.max_services = "
+                                      "{} reached", where, Quoted(n), cfg->limits.max_services)};
   }
   auto svc = std::make_unique<Service>(std::string(n), *this, reclaimer_, *clock_, *cfg);
   *out = svc.get();

@@ -1,5 +1,8 @@
 #include "runtime/event_queue.h"
 
+#include <algorithm>
+#include <memory>
+
 namespace weighted {
 
 namespace {
@@ -11,6 +14,28 @@ struct Delivery {
   std::deque<std::pair<std::string, PendingEvent>>* pending = nullptr;
 };
 thread_local Delivery t_delivery;
+
+// Backs the strings of the events a thread polled, one slot per engine (most recent first): a
+// poll on another thread must not free them under this one.
+constexpr size_t kPolledSlots = 8;
+struct PolledSlot {
+  const EventQueue* queue;
+  std::unique_ptr<std::pair<std::string, PendingEvent>> event;
+};
+thread_local std::vector<PolledSlot> t_polled;
+
+std::pair<std::string, PendingEvent>& PolledSlotFor(const EventQueue* q) {
+  for (size_t i = 0; i < t_polled.size(); ++i) {
+    if (t_polled[i].queue == q) {
+      std::rotate(t_polled.begin(), t_polled.begin() + i, t_polled.begin() + i + 1);
+      return *t_polled.front().event;
+    }
+  }
+  if (t_polled.size() == kPolledSlots) t_polled.pop_back();  // the least recently polled engine
+  t_polled.insert(t_polled.begin(),
+                  {q, std::make_unique<std::pair<std::string, PendingEvent>>()});
+  return *t_polled.front().event;
+}
 }  // namespace
 
 void EventQueue::SetCapacity(size_t capacity) {
@@ -45,9 +70,9 @@ Status EventQueue::SetCallback(wt_event_fn fn, void* user, wt_release_fn release
   return Status::Ok();
 }
 
-wt_event EventQueue::View(const Owned& o) {
-  return {sizeof(wt_event), o.ev.type, o.ev.time_ns, o.service.c_str(), o.ev.endpoint.c_str(),
-          o.ev.old_weight, o.ev.new_weight, o.ev.reason.c_str()};
+wt_event EventQueue::View(const std::string& service, const PendingEvent& ev) {
+  return {sizeof(wt_event), ev.type, ev.time_ns, service.c_str(), ev.endpoint.c_str(),
+          ev.old_weight, ev.new_weight, ev.reason.c_str()};
 }
 
 void EventQueue::Dispatch(const std::string& service, std::vector<PendingEvent>& events) {
@@ -75,9 +100,9 @@ void EventQueue::Dispatch(const std::string& service, std::vector<PendingEvent>&
   const Delivery outer = t_delivery;  // another engine's callback may have called into this one
   t_delivery = {this, &pending};
   while (!pending.empty()) {
-    Owned o{std::move(pending.front().first), std::move(pending.front().second)};
+    const std::pair<std::string, PendingEvent> e = std::move(pending.front());
     pending.pop_front();
-    const wt_event view = View(o);
+    const wt_event view = View(e.first, e.second);
     fn_(user_, &view);
   }
   t_delivery = outer;
@@ -89,10 +114,12 @@ Status EventQueue::Poll(wt_event* out, int* has_event) {
     *has_event = 0;
     return Status::Ok();
   }
-  polled_ = std::move(queue_.front());
+  auto& slot = PolledSlotFor(this);
+  slot.first = std::move(queue_.front().service);
+  slot.second = std::move(queue_.front().ev);
   queue_.pop_front();
   const uint32_t size = out->size;  // the caller's: a newer library writes no field it lacks
-  *out = View(polled_);
+  *out = View(slot.first, slot.second);
   out->size = size;
   *has_event = 1;
   return Status::Ok();

@@ -37,12 +37,11 @@ class EventQueue {
     std::string service;
     PendingEvent ev;
   };
-  static wt_event View(const Owned& o);
+  static wt_event View(const std::string& service, const PendingEvent& ev);
 
   mutable std::mutex mu_;
   size_t capacity_;
   std::deque<Owned> queue_;
-  Owned polled_;  // backs the strings of the last polled event
   uint64_t dropped_ = 0;
   uint64_t total_ = 0;
 

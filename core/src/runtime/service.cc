@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "model/weights.h"
+#include "util/quoted.h"
 #include "util/utf8.h"
 
 namespace weighted {
@@ -94,13 +95,13 @@ Status Service::SetEndpoints(const char* where, const SpecArray& specs, wt_relea
       return InvalidArgument(fmt::format("{}: specs[{}].id is not valid UTF-8", where, i));
     }
     if (!std::isfinite(s.base_weight) || s.base_weight <= 0 || s.base_weight > kMaxBaseWeight) {
-      return InvalidArgument(fmt::format("{}: specs[{}].base_weight (endpoint \"{}\") must be "
+      return InvalidArgument(fmt::format("{}: specs[{}].base_weight (endpoint {}) must be "
                                          "finite and in (0, {:g}], got {}",
-                                         where, i, id, kMaxBaseWeight, s.base_weight));
+                                         where, i, Quoted(id), kMaxBaseWeight, s.base_weight));
     }
     if (!seen.insert(id).second) {
-      return {WT_ERR_DUPLICATE, fmt::format("{}: endpoint id \"{}\" appears twice (specs[{}])",
-                                            where, id, i)};
+      return {WT_ERR_DUPLICATE, fmt::format("{}: endpoint id {} appears twice (specs[{}])",
+                                            where, Quoted(id), i)};
     }
   }
 
@@ -262,7 +263,7 @@ inline Status Service::Record(Endpoint* ep, double latency_ms, int outcome, cons
 Status Service::Pick(const char* where, wt_pick* out, wt_pin_fn pin, void* ctx) {
   Guarded g(*this);
   if (g.snap->members->endpoints.empty()) {
-    return {WT_ERR_NO_ENDPOINT, fmt::format("{}: service \"{}\" has no endpoints", where, name_)};
+    return {WT_ERR_NO_ENDPOINT, fmt::format("{}: service {} has no endpoints", where, Quoted(name_))};
   }
   g.snap->schedule.Pick(*g.snap->members, g.reader.random, out);
   if (pin && out->user) pin(ctx, out->user);  // the snapshot still holds the set: it is alive
@@ -291,8 +292,8 @@ Status Service::Finish(const char* where, const wt_pick& pick, double latency_ms
   Endpoint* ep = g.snap->members->Find(pick.key);
   if (!ep) {
     if (record) stale_reports_.fetch_add(1, std::memory_order_relaxed);
-    return {WT_ERR_STALE, fmt::format("{}: endpoint key {:#x} is no longer in service \"{}\"",
-                                      where, pick.key, name_)};
+    return {WT_ERR_STALE, fmt::format("{}: endpoint key {:#x} is no longer in service {}",
+                                      where, pick.key, Quoted(name_))};
   }
   if (pick.flags & WT_PICK_TRACKED) {
     ep->load.Release(pick.ticket, g.snap->schedule.cycle);
@@ -308,8 +309,8 @@ Status Service::ReportKey(const char* where, uint64_t key, double latency_ms, in
   Endpoint* ep = g.snap->members->Find(key);
   if (!ep) {
     stale_reports_.fetch_add(1, std::memory_order_relaxed);
-    return {WT_ERR_STALE, fmt::format("{}: endpoint key {:#x} is not in service \"{}\"", where,
-                                      key, name_)};
+    return {WT_ERR_STALE, fmt::format("{}: endpoint key {:#x} is not in service {}", where,
+                                      key, Quoted(name_))};
   }
   return Record(ep, latency_ms, outcome, *g.snap);
 }
@@ -322,7 +323,7 @@ Status Service::ReportId(const char* where, std::string_view id, double latency_
   }
   Endpoint* ep = g.snap->members->Find(id);
   if (!ep) {
-    return NotFound(fmt::format("{}: no endpoint \"{}\" in service \"{}\"", where, id, name_));
+    return NotFound(fmt::format("{}: no endpoint {} in service {}", where, Quoted(id), Quoted(name_)));
   }
   return Record(ep, latency_ms, outcome, *g.snap);
 }
@@ -356,7 +357,7 @@ Status Service::ReportResources(const char* where, std::string_view id, uint32_t
   Guarded g(*this);
   Endpoint* ep = g.snap->members->Find(id);
   if (!ep) {
-    return NotFound(fmt::format("{}: no endpoint \"{}\" in service \"{}\"", where, id, name_));
+    return NotFound(fmt::format("{}: no endpoint {} in service {}", where, Quoted(id), Quoted(name_)));
   }
   ep->stats.RecordResources(present, values);
   return Status::Ok();
@@ -366,7 +367,7 @@ Status Service::KeyOf(const char* where, std::string_view id, uint64_t* key) {
   Guarded g(*this);
   Endpoint* ep = g.snap->members->Find(id);
   if (!ep) {
-    return NotFound(fmt::format("{}: no endpoint \"{}\" in service \"{}\"", where, id, name_));
+    return NotFound(fmt::format("{}: no endpoint {} in service {}", where, Quoted(id), Quoted(name_)));
   }
   *key = ep->key;
   return Status::Ok();
@@ -376,8 +377,8 @@ Status Service::IdOf(const char* where, uint64_t key, std::string* id) {
   Guarded g(*this);
   Endpoint* ep = g.snap->members->Find(key);
   if (!ep) {
-    return {WT_ERR_STALE, fmt::format("{}: endpoint key {:#x} is not in service \"{}\"", where,
-                                      key, name_)};
+    return {WT_ERR_STALE, fmt::format("{}: endpoint key {:#x} is not in service {}", where,
+                                      key, Quoted(name_))};
   }
   *id = ep->id;
   return Status::Ok();
