@@ -214,7 +214,8 @@ TEST(Ownership, MessagesNameTheEntryPointTheCallerCalled) {
   EXPECT_EQ(wt_service_complete(h.svc(), &p, 1, WT_OUTCOME_SUCCESS), WT_ERR_STALE);
   EXPECT_THAT(wt_last_error(), HasSubstr("wt_service_complete:"));
   EXPECT_EQ(wt_engine_reload_from_file(h.engine(), "/dev/null"), WT_ERR_CONFIG_PARSE);
-  ASSERT_EQ(wt_engine_reload(h.engine(), "{\"limits\":{\"max_services\":1}}", 31), WT_OK);
+  const std::string one_service = R"({"limits":{"max_services":1}})";
+  ASSERT_EQ(wt_engine_reload(h.engine(), one_service.data(), one_service.size()), WT_OK);
   wt_service* s2 = nullptr;
   EXPECT_EQ(wt_engine_service(h.engine(), "second", &s2), WT_ERR_LIMIT);
   EXPECT_THAT(wt_last_error(), HasSubstr("wt_engine_service:"));
