@@ -22,6 +22,18 @@ public class Picked {
 
   public Picked() {}
 
+  /**
+   * Not a pick: an endpoint the caller chose itself (a fallback), with the entry's key, epoch and
+   * index and no flags, so that its outcome can still be reported by key
+   * ({@link Service#report(long, double, Outcome)}). Never complete or cancel it.
+   */
+  protected Picked(EndpointTable.Entry<?> entry) {
+    this.entry = entry;
+    this.key = entry.key();
+    this.epoch = entry.epoch();
+    this.index = entry.index();
+  }
+
   /** The entry of the set the pick came from; null for a set registered without entries. */
   public final EndpointTable.Entry<?> entry() {
     return entry;
