@@ -67,12 +67,16 @@ public final class EndpointTable<T> {
       return index;
     }
 
-    /** The engine's key (for {@link Service#report(long, double, Outcome)}). */
+    /**
+     * The engine's key (for {@link Service#report(long, double, Outcome)}), once the
+     * setEndpoints call that made this entry has returned (0 before: a pick that meets the entry
+     * sooner carries its own key, {@link Picked#key()}).
+     */
     public long key() {
       return key;
     }
 
-    /** The epoch of the set this entry belongs to. */
+    /** The epoch of the set this entry belongs to; like {@link #key()}, 0 until then. */
     public long epoch() {
       return epoch;
     }
