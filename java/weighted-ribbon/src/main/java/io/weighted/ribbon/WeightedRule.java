@@ -184,15 +184,17 @@ public class WeightedRule extends AbstractLoadBalancerRule {
       return false;
     }
     Service s = service;
-    if (s.isClosed()) {
-      Service next = e.service(s.name());
-      if (next == s) {
-        return false;  // the removal has not finished yet: this choose fails, the next succeeds
-      }
+    Service next = s;
+    // Until the removal returns, the engine still hands out the removed service: it is short.
+    while (next == s && s.isClosed() && !e.isClosed()) {
+      Thread.yield();
+      next = e.service(s.name());
+    }
+    if (next != s) {
       service = next;
       current = null;
     }
-    return true;
+    return !next.isClosed();
   }
 
   private Registered serversFor(List<Server> servers) {

@@ -180,15 +180,17 @@ public class WeightedLoadBalancer implements ReactorServiceInstanceLoadBalancer 
       return false;
     }
     Service s = service;
-    if (s.isClosed()) {
-      Service next = engine.service(serviceId);
-      if (next == s) {
-        return false;  // the removal has not finished yet: this choose fails, the next succeeds
-      }
+    Service next = s;
+    // Until the removal returns, the engine still hands out the removed service: it is short.
+    while (next == s && s.isClosed() && !engine.isClosed()) {
+      Thread.yield();
+      next = engine.service(serviceId);
+    }
+    if (next != s) {
       service = next;
       current = null;
     }
-    return true;
+    return !next.isClosed();
   }
 
   Response<ServiceInstance> getInstanceResponse(List<ServiceInstance> instances,
