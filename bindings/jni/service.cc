@@ -26,9 +26,14 @@ struct Slot {
 
 // One set_endpoints call's entries. An entry learns its key and epoch only after the engine has
 // installed the set, so a pick racing the installing call may meet an entry that does not know
-// them yet: `published` tells the pick to hand over its own key and epoch then.
+// them yet: `published` tells the pick to hand over its own key and epoch then. `id` names the
+// registration for the Java EndpointTable that holds its entries (never reused, unlike an
+// address).
+std::atomic<uint64_t> g_next_registration{1};
+
 struct Registration {
   explicit Registration(size_t n) : slots(n), unreleased(n + 1) {}  // + the installing call
+  const uint64_t id = g_next_registration.fetch_add(1, std::memory_order_relaxed);
   std::vector<Slot> slots;
   std::atomic<bool> published{false};
   std::atomic<size_t> unreleased;
@@ -61,18 +66,32 @@ wt_pick MakePick(jlong key, jlong epoch, jint index, jint flags, jint ticket) {
   return p;
 }
 
+// What a pick from the caller's own table returns, (ticket << 32) | (index << 8) | flags: every
+// index fits (limits.max_endpoints_per_service is at most 1 000 000), and so do today's flags.
+constexpr uint32_t kMaxPackedIndex = 0xffffff;
+constexpr uint32_t kMaxPackedFlags = 0xff;
+
 struct PinContext {
   JNIEnv* env;
   jobject into;
+  uint64_t held;       // the registration of the table the caller holds (0: none)
+  const wt_pick* pick;  // complete when pin runs: it pins pick->user
+  bool held_hit = false;
   bool pinned = false;
   bool published = true;
 };
 
-// The set cannot be released while this runs: storing the entry in the caller's Picked holds it
-// from then on, with no global reference involved.
+// The set cannot be released while this runs. An entry of the table the caller holds needs no
+// reference (the table holds it): the common case costs no call into the JVM. Any other entry is
+// stored in the caller's Picked, which holds it from then on.
 void PinEntry(void* ctx, void* user) {
   auto* c = static_cast<PinContext*>(ctx);
   auto* slot = static_cast<Slot*>(user);
+  if (slot->reg->id == c->held && c->pick->index <= kMaxPackedIndex &&
+      c->pick->flags <= kMaxPackedFlags) {
+    c->held_hit = true;
+    return;
+  }
   c->env->SetObjectField(c->into, wtjni::g_picked_entry, slot->entry);
   c->pinned = true;
   c->published = slot->reg->published.load(std::memory_order_acquire);
@@ -91,7 +110,7 @@ void wtjni::DeleteReleased(JNIEnv* env) {
 
 JNIEXPORT jint JNICALL Java_io_weighted_jni_Service_setEndpoints0(
     JNIEnv* env, jclass, jlong service, jobjectArray ids, jdoubleArray weights,
-    jobjectArray entries, jlongArray out_keys, jlongArray out_epoch) {
+    jobjectArray entries, jlongArray out_keys, jlongArray out_epoch_and_id) {
   const jsize n = env->GetArrayLength(ids);
   const size_t count = static_cast<size_t>(n);
   std::vector<std::string> id_storage(count);
@@ -142,13 +161,13 @@ JNIEXPORT jint JNICALL Java_io_weighted_jni_Service_setEndpoints0(
     env->DeleteLocalRef(entry);
   }
   reg->published.store(true, std::memory_order_release);
+  const jlong epoch_and_id[2] = {static_cast<jlong>(epoch), static_cast<jlong>(reg->id)};
   Unref(reg);  // the installing call's hold: from here the slots keep it
   wtjni::DeleteReleased(env);
   if (n > 0) {
     env->SetLongArrayRegion(out_keys, 0, n, reinterpret_cast<const jlong*>(keys.data()));
   }
-  const jlong e = static_cast<jlong>(epoch);
-  env->SetLongArrayRegion(out_epoch, 0, 1, &e);
+  env->SetLongArrayRegion(out_epoch_and_id, 0, 2, epoch_and_id);
   return env->ExceptionCheck() ? wtjni::kJavaException : static_cast<jint>(WT_OK);
 }
 
@@ -196,18 +215,26 @@ JNIEXPORT jint JNICALL Java_io_weighted_jni_Service_pick0(JNIEnv* env, jclass, j
   return WT_OK;
 }
 
-// The pick resolved to its EndpointTable.Entry, stored in `into` while the set cannot be released.
-// Returns (ticket << 32) | flags; the common case writes nothing else back. On failure `into`'s
-// status is set (its entry stays null) and 0 is returned; when the pick has no entry (a set of
-// another client) or its entry is not published yet, `into` gets the pick's key and epoch.
+// The pick resolved to its EndpointTable.Entry (Service.pick spells out the cases):
+//  - an entry of the table the caller holds (registration `held`): nothing is written back, the
+//    return is (ticket << 32) | (index << 8) | flags;
+//  - any other entry: stored in `into` while the set cannot be released; returns
+//    (ticket << 32) | flags, and `into` gets the pick's key, epoch and index too if the entry is
+//    not published yet (or when the set has no entries, which no Java caller makes);
+//  - a failure: `into`'s status is set and 0 returned.
 JNIEXPORT jlong JNICALL Java_io_weighted_jni_Service_pickPinned0(JNIEnv* env, jclass,
-                                                                 jlong service, jobject into) {
+                                                                 jlong service, jlong held,
+                                                                 jobject into) {
   wt_pick p = WT_PICK_INIT;
-  PinContext ctx{env, into};
+  PinContext ctx{env, into, static_cast<uint64_t>(held), &p};
   wt_status s = wt_service_pick_pinned(S(service), &p, PinEntry, &ctx);
   if (s != WT_OK) {
     env->SetIntField(into, wtjni::g_picked_status, s);
     return 0;
+  }
+  if (ctx.held_hit) [[likely]] {
+    return static_cast<jlong>((static_cast<uint64_t>(p.ticket) << 32) |
+                              (static_cast<uint64_t>(p.index) << 8) | p.flags);
   }
   if (!ctx.pinned || !ctx.published) [[unlikely]] {
     env->SetLongField(into, wtjni::g_picked_key, static_cast<jlong>(p.key));

@@ -21,13 +21,16 @@ import java.util.Map;
 public final class EndpointTable<T> {
   private final Service service;
   private final long epoch;
+  /** The glue's number for this set's entries (bindings/jni/service.cc, Registration). */
+  final long registration;
   private final Entry<T>[] entries;
   private final long[] keys;
   private volatile Map<String, Integer> byId;  // built on the first indexOf
 
-  EndpointTable(Service service, long epoch, Entry<T>[] entries, long[] keys) {
+  EndpointTable(Service service, long epoch, long registration, Entry<T>[] entries, long[] keys) {
     this.service = service;
     this.epoch = epoch;
+    this.registration = registration;
     this.entries = entries;
     this.keys = keys;
   }
@@ -89,6 +92,16 @@ public final class EndpointTable<T> {
 
   public Service service() {
     return service;
+  }
+
+  /**
+   * {@link Service#pick(Picked)} on this table's service: the pick comes from whatever set is
+   * installed and resolves to that set's entry, as there. When that set is this table's, as it
+   * is until the caller registers another, the entry crosses no JNI reference (this table holds
+   * it), which saves the pick a call into the JVM.
+   */
+  public <P extends Picked> P pick(P into) {
+    return service.pick(into, this);
   }
 
   /** The epoch of this set ({@link Pick#epoch()} of the picks drawn from it). */

@@ -75,6 +75,24 @@ class EndpointTableTest {
   }
 
   @Test
+  void aTablesPickResolvesInTheSetInstalledNowWhicheverThatIs() {
+    EndpointTable<String> a = svc.setEndpoints(new String[] {"a:1", "b:1"}, new double[] {1, 1});
+    for (int i = 0; i < 100; i++) {
+      Picked p = a.pick(new Picked());
+      assertThat(a.contains(p.entry())).isTrue();
+      assertThat(p.key()).isEqualTo(a.key(p.index()));
+      assertThat(p.epoch()).isEqualTo(a.epoch());
+      assertThat(p.item()).isEqualTo(a.id(p.index()));
+    }
+    EndpointTable<String> b = svc.setEndpoints(new String[] {"c:1"}, new double[] {1});
+    Picked p = a.pick(new Picked());  // a's set is gone: the pick is b's
+    assertThat(b.contains(p.entry())).isTrue();
+    assertThat(p.id()).isEqualTo("c:1");
+    assertThat(p.key()).isEqualTo(b.key(0));
+    assertThat(p.epoch()).isEqualTo(b.epoch());
+  }
+
+  @Test
   void badSetsAreRefusedBeforeAnythingIsRegistered() {
     assertThatThrownBy(() -> svc.setEndpoints(List.of("x"), new String[] {"a:1", "b:1"},
         new double[] {1, 1})).isInstanceOf(IllegalArgumentException.class)
@@ -96,14 +114,16 @@ class EndpointTableTest {
     List<Backend> b = List.of(new Backend("b1"));
     String[] aIds = {"a1:1", "a2:1", "a3:1"};
     String[] bIds = {"b1:1"};
-    svc.setEndpoints(a, aIds, new double[] {1, 1, 1});
+    AtomicReference<EndpointTable<Backend>> latest =
+        new AtomicReference<>(svc.setEndpoints(a, aIds, new double[] {1, 1, 1}));
     AtomicReference<Throwable> failure = new AtomicReference<>();
     List<Thread> pickers = new ArrayList<>();
     for (int t = 0; t < 2; t++) {
+      boolean throughTable = t == 0;  // the table the picker knows, or the service itself
       pickers.add(new Thread(() -> {
         try {
           for (int i = 0; i < 200_000 && failure.get() == null; i++) {
-            Picked p = svc.pick(new Picked());
+            Picked p = throughTable ? latest.get().pick(new Picked()) : svc.pick(new Picked());
             Backend item = (Backend) p.item();
             List<Backend> set = a.contains(item) ? a : b;
             assertThat(set.get(p.index())).isSameAs(item);
@@ -122,11 +142,8 @@ class EndpointTableTest {
     }
     pickers.forEach(Thread::start);
     for (int flip = 0; pickers.stream().anyMatch(Thread::isAlive); flip++) {
-      if (flip % 2 == 0) {
-        svc.setEndpoints(b, bIds, new double[] {1});
-      } else {
-        svc.setEndpoints(a, aIds, new double[] {1, 1, 1});
-      }
+      latest.set(flip % 2 == 0 ? svc.setEndpoints(b, bIds, new double[] {1})
+          : svc.setEndpoints(a, aIds, new double[] {1, 1, 1}));
     }
     for (Thread t : pickers) {
       t.join();

@@ -139,7 +139,7 @@ public class WeightedRule extends AbstractLoadBalancerRule {
     Service svc = reg.table.service();
     Picked p;
     try {
-      p = svc.pick(new Picked());
+      p = reg.table.pick(new Picked());
     } catch (NoEndpointException e) {
       return null;
     }

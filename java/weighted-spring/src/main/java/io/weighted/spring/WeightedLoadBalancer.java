@@ -227,7 +227,7 @@ public class WeightedLoadBalancer implements ReactorServiceInstanceLoadBalancer 
     Service svc = reg.table.service();
     WeightedServiceInstance.PickState p;
     try {
-      p = svc.pick(new WeightedServiceInstance.PickState(svc));
+      p = reg.table.pick(new WeightedServiceInstance.PickState(svc));
     } catch (NoEndpointException e) {
       return null;
     }
