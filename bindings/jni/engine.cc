@@ -51,8 +51,9 @@ JNIEXPORT jint JNICALL Java_io_weighted_jni_Engine_resolve0(JNIEnv* env, jclass,
   return wtjni::StoreOwnedText(env, out, resolved, std::char_traits<char>::length(resolved));
 }
 
-JNIEXPORT void JNICALL Java_io_weighted_jni_Engine_destroy0(JNIEnv*, jclass, jlong engine) {
+JNIEXPORT void JNICALL Java_io_weighted_jni_Engine_destroy0(JNIEnv* env, jclass, jlong engine) {
   wt_engine_destroy(E(engine));
+  wtjni::DeleteReleased(env);  // every set of the engine released its user pointers just now
 }
 
 JNIEXPORT jint JNICALL Java_io_weighted_jni_Engine_reload0(JNIEnv* env, jclass, jlong engine,
@@ -118,7 +119,7 @@ JNIEXPORT jint JNICALL Java_io_weighted_jni_Engine_prometheus0(JNIEnv* env, jcla
 // only until the next poll (Engine.pollEvent() serialises polls for that reason).
 JNIEXPORT jint JNICALL Java_io_weighted_jni_Engine_pollEvent0(JNIEnv* env, jclass, jlong engine,
                                                               jobjectArray out) {
-  wt_event ev{};
+  wt_event ev = WT_EVENT_INIT;
   int has = 0;
   wt_status s = wt_engine_poll_event(E(engine), &ev, &has);
   if (s != WT_OK || !has) return s;

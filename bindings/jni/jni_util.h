@@ -14,13 +14,26 @@ namespace wtjni {
 // Returned instead of a wt_status when a Java exception is pending (an OutOfMemoryError from a
 // JNI allocation): the JVM throws it as the native method returns, so Java never reads the code.
 inline constexpr jint kJavaException = -1;
-// Service.pickIn0: the pick came from another endpoint set than the caller's (see service.cc).
-inline constexpr jlong kOtherEpoch = jlong{-1} << 40;
+// Endpoint ids are at most this long (weighted.h, wt_endpoint_spec.id).
+inline constexpr size_t kMaxIdBytes = 256;
 
 // Cached at JNI_OnLoad (native_library.cc).
 extern jclass g_event_class;         // io.weighted.jni.Event (global ref)
 extern jmethodID g_event_from_native;  // static Event fromNative(int, long, byte[], byte[],
                                        //                        double, double, byte[])
+extern jfieldID g_entry_key;      // EndpointTable.Entry.key (long)
+extern jfieldID g_entry_epoch;    // EndpointTable.Entry.epoch (long)
+extern jfieldID g_picked_entry;   // Picked.entry (EndpointTable.Entry)
+extern jfieldID g_picked_key;     // Picked.key (long)
+extern jfieldID g_picked_epoch;   // Picked.epoch (long)
+extern jfieldID g_picked_index;   // Picked.index (int)
+extern jfieldID g_picked_status;  // Picked.status (int)
+
+// The engine releases the global references behind endpoint sets' user pointers from threads the
+// JVM may not know, under its own locks (wt_endpoints_options.release_user), so it only queues
+// them; a thread inside a JNI call deletes them here. service.cc and engine.cc call it after each
+// call that can release sets (set endpoints, remove a service, destroy an engine).
+void DeleteReleased(JNIEnv* env);
 
 // Copies a Java byte[] into *out. Returns false with a Java exception pending on failure.
 inline bool CopyBytes(JNIEnv* env, jbyteArray array, std::string* out) {

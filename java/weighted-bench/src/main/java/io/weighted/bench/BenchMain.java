@@ -14,8 +14,9 @@ import org.openjdk.jmh.runner.options.OptionsBuilder;
 
 /**
  * Runs the benchmarks (JMH command-line options pass through) and prints, from this same run, the
- * ratios issue 5 asks about: weighted choose() / RoundRobinLoadBalancer choose() (bar: 1.2) and
- * the median of a JNI pick + complete (bar: 150 ns).
+ * numbers the project's performance targets bound (docs/performance.md): weighted choose() /
+ * RoundRobinLoadBalancer choose() (bar: 1.2) and the median of a JNI pick + complete (bar:
+ * 150 ns).
  */
 public final class BenchMain {
   private BenchMain() {}

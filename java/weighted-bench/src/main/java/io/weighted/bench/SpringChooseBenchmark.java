@@ -31,7 +31,7 @@ import reactor.core.publisher.Flux;
 /**
  * {@code choose()} of the weighted balancer against Spring's RoundRobinLoadBalancer and
  * RandomLoadBalancer, over the same supplier (one cached list, as a caching supplier returns).
- * Issue 5's bar: weighted at most 1.2x round-robin. {@code weightedChooseAndComplete} adds the
+ * The project's performance target: weighted at most 1.2x round-robin (docs/performance.md). {@code weightedChooseAndComplete} adds the
  * outcome report the lifecycle makes after each call.
  */
 @State(Scope.Benchmark)

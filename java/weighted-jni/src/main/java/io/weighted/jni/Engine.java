@@ -150,24 +150,35 @@ public final class Engine implements AutoCloseable {
   }
 
   /**
-   * The service with this name, created (empty) on first use. Services live as long as the
-   * engine; the returned object is cached, so calling this on every request is cheap.
+   * The service with this name, created (empty) on first use. A service lives until
+   * {@link Service#remove()} or the engine's close; the returned object is cached, so calling
+   * this on every request is cheap.
    */
   public Service service(String name) {
     Service s = services.get(Objects.requireNonNull(name, "name"));
-    return s != null ? s : services.computeIfAbsent(name, this::lookupService);
-  }
-
-  private Service lookupService(String name) {
+    if (s != null) {
+      return s;
+    }
     byte[] n = NativeLibrary.cString(name, "name");
-    long[] out = new long[1];
+    // Held until the Service is in the map and its guard registered: a close that begins meanwhile
+    // waits, and then closes the new service's guard too.
     long h = handle.acquire();
     try {
-      NativeLibrary.checkCall(service0(h, n, out));
+      return services.computeIfAbsent(name, k -> lookupService(h, k, n));
     } finally {
       handle.release();
     }
+  }
+
+  private Service lookupService(long engine, String name, byte[] rawName) {
+    long[] out = new long[1];
+    NativeLibrary.checkCall(service0(engine, rawName, out));
     return new Service(this, name, out[0]);
+  }
+
+  /** A removed service leaves the cache, so that the name can be used again. */
+  void forget(Service service) {
+    services.remove(service.name(), service);
   }
 
   /**
@@ -197,7 +208,11 @@ public final class Engine implements AutoCloseable {
     return NativeLibrary.string(out[0]);
   }
 
-  /** Takes the oldest queued event, if any. */
+  /**
+   * Takes the oldest queued event, if any. The engine's C callback ({@code
+   * wt_engine_set_event_callback}) is not exposed: it would run on the controller's thread,
+   * which the JVM does not know.
+   */
   public Optional<Event> pollEvent() {
     Event[] out = new Event[1];
     // The C strings of a polled event stay valid only until the next poll on this engine, from

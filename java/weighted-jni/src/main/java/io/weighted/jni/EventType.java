@@ -1,6 +1,6 @@
 package io.weighted.jni;
 
-/** {@code wt_event_type}. */
+/** {@code wt_event_type}; the numbers are the C values (EnumsMatchTheCoreTest holds them). */
 public enum EventType {
   WEIGHT_CHANGED(1),
   /** Penalty reached the isolation level: probe traffic only. */
@@ -14,6 +14,8 @@ public enum EventType {
   ENDPOINT_ADDED(7),
   ENDPOINT_REMOVED(8),
   CONFIG_RELOADED(9),
+  /** {@link Service#remove()}; the event's endpoint is "". */
+  SERVICE_REMOVED(10),
   /** A type this binding does not know (a newer library). */
   UNKNOWN(-1);
 
@@ -25,6 +27,23 @@ public enum EventType {
 
   public int code() {
     return code;
+  }
+
+  /** The core's spelling ({@code wt_event_type_name}), e.g. "weight_changed"; null for UNKNOWN. */
+  public String label() {
+    return Labels.BY_ORDINAL[ordinal()];
+  }
+
+  /** Read from the library once, on first use. */
+  private static final class Labels {
+    static final String[] BY_ORDINAL = new String[values().length];
+
+    static {
+      NativeLibrary.ensureLoaded();
+      for (EventType t : values()) {
+        BY_ORDINAL[t.ordinal()] = NativeLibrary.string(NativeLibrary.eventTypeName0(t.code));
+      }
+    }
   }
 
   public static EventType ofCode(int code) {

@@ -1,29 +1,23 @@
 package io.weighted.jni;
 
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.LongAdder;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * The native engine pointer with the guard that keeps use after close from ever reaching C.
+ * The native engine pointer with the guards that keep use after close from ever reaching C: the
+ * engine's own {@link Guard} and one per {@link Service} (a service's calls enter only its own, so
+ * that removing one service waits for that service's calls alone).
  *
- * <p>Every call brackets itself with {@link #acquire()} / {@link #release()}. {@code acquire}
- * counts the call in a striped counter ({@link LongAdder}: no shared cache line under load) and
- * then reads the closed flag; {@code close} sets the flag and then waits for the count to drain
- * before it destroys the engine. Both sides are sequentially consistent operations, so either the
- * caller sees the flag (and throws IllegalStateException) or the closer sees the call (and
- * waits): {@code wt_engine_destroy()} never races another call, as weighted.h requires, even when
- * an application closes the engine while other threads still use it.
- *
- * <p>The close itself runs once: a compare-and-set on {@link #closing} (RocksDB's
- * AbstractImmutableNativeReference). This object holds no reference to its {@link Engine}, so it
- * can be the action of the engine's {@link java.lang.ref.Cleaner}, a safety net for engines that
- * were never closed.
+ * <p>Closing closes the engine's guard (no new service, reload or snapshot; calls inside
+ * finish, service lookups included, so every service of the engine is registered here by then),
+ * then each service's guard, and only then destroys the engine. This object holds no reference to
+ * its {@link Engine}, so it can be the action of the engine's {@link java.lang.ref.Cleaner}, a
+ * safety net for engines that were never closed.
  */
 final class Handle implements Runnable {
   private final long ptr;
-  private final LongAdder inFlight = new LongAdder();
-  private final AtomicBoolean closing = new AtomicBoolean();
-  private volatile boolean closed;
+  final Guard guard = new Guard("weighted Engine");
+  final Set<Guard> services = ConcurrentHashMap.newKeySet();
 
   Handle(long ptr) {
     this.ptr = ptr;
@@ -31,35 +25,25 @@ final class Handle implements Runnable {
 
   /** Returns the pointer for one call; throws IllegalStateException once close has begun. */
   long acquire() {
-    inFlight.increment();
-    if (closed) {
-      inFlight.decrement();
-      throw new IllegalStateException("weighted Engine is closed");
-    }
+    guard.enter();
     return ptr;
   }
 
   void release() {
-    inFlight.decrement();
+    guard.exit();
   }
 
   boolean isClosed() {
-    return closed;
+    return guard.isClosed();
   }
 
   /** Closes once; later calls return false at once. */
   boolean close() {
-    if (!closing.compareAndSet(false, true)) {
+    if (!guard.close()) {
       return false;
     }
-    closed = true;
-    int spins = 0;
-    while (inFlight.sum() != 0) {
-      if (++spins < 100) {
-        Thread.onSpinWait();
-      } else {
-        Thread.yield();
-      }
+    for (Guard g : services) {
+      g.close();
     }
     Engine.destroy0(ptr);
     return true;

@@ -18,7 +18,8 @@ import java.util.Properties;
  * {@code /native/<os>-<arch>/libweightedjni.so} is extracted to a temporary file whose name
  * carries the version (removed again right after loading: Linux keeps the mapping). After loading,
  * the library's C ABI version ({@code wt_version_number()}) must have the major version this jar
- * was built for, else the load is refused with an {@link UnsatisfiedLinkError} that says so.
+ * was built for and at least the minor version its glue was compiled against, else the load is
+ * refused with an {@link UnsatisfiedLinkError} that says so.
  */
 final class NativeLibrary {
   /** A path to a libweightedjni file that overrides the one in the jar. */
@@ -89,21 +90,32 @@ final class NativeLibrary {
   }
 
   private static void checkVersion() {
-    int expectedMajor = Integer.parseInt(BUILD.getProperty("abi.major", "1").trim());
+    int expectedMajor = Integer.parseInt(BUILD.getProperty("abi.major", "2").trim());
     String problem = versionProblem(loadedFrom, abiVersion0(), headerVersion0(), expectedMajor);
     if (problem != null) {
       throw new UnsatisfiedLinkError(problem);
     }
   }
 
-  /** Why a library of C ABI {@code lib} (glue built against {@code header}) is refused, or null. */
+  /**
+   * Why a library of C ABI {@code lib} whose glue was compiled against weighted.h {@code header}
+   * is refused, or null: weighted.h's rule ("Compatibility") is the major version this jar was
+   * built for, and no older minor version than the glue was compiled against (it may lack what
+   * the glue calls).
+   */
   static String versionProblem(String from, int lib, int header, int expectedMajor) {
-    if (lib / 10000 == expectedMajor && header / 10000 == expectedMajor) {
+    String why;
+    if (lib / 10000 != expectedMajor || header / 10000 != expectedMajor) {
+      why = "needs major version " + expectedMajor + ".x";
+    } else if (lib / 100 < header / 100) {
+      why = "needs the minor version its glue was compiled against, " + format(header)
+          + ", or a newer one (the older library may lack what it calls)";
+    } else {
       return null;
     }
     return "native library " + from + " speaks C ABI " + format(lib) + " (glue compiled against"
-        + " weighted.h " + format(header) + "), but weighted-jni " + jarVersion()
-        + " needs major version " + expectedMajor + ".x: refusing to use it";
+        + " weighted.h " + format(header) + "), but weighted-jni " + jarVersion() + " " + why
+        + ": refusing to use it";
   }
 
   static String format(int v) {
@@ -200,4 +212,16 @@ final class NativeLibrary {
   static native int headerVersion0();
 
   static native byte[] lastError0();
+
+  /** {@code wt_status_name}: Status.cName() reads them once. */
+  static native byte[] statusName0(int status);
+
+  /** {@code wt_outcome_name}: null for a value that is no outcome. */
+  static native byte[] outcomeName0(int outcome);
+
+  /** {@code wt_event_type_name}: null for a value that is no event type. */
+  static native byte[] eventTypeName0(int type);
+
+  /** {@code wt_outcome_from_http_status}. */
+  static native int outcomeOfHttpStatus0(int httpStatus);
 }

@@ -1,27 +1,32 @@
 package io.weighted.jni;
 
+import java.util.Arrays;
 import java.util.List;
 import java.util.Objects;
 
 /**
  * One service of an {@link Engine} ({@code wt_service}): its endpoint set, pick and report. Get it
- * with {@link Engine#service(String)}; it is valid as long as its engine is open and throws
- * {@link IllegalStateException} afterwards.
+ * with {@link Engine#service(String)}; it is valid until {@link #remove()} or its engine's close,
+ * and throws {@link IllegalStateException} afterwards.
  *
- * <p>The hot path ({@link #pick()}, {@link #complete}, {@link #report(long, double, Outcome)})
- * crosses JNI with primitives only: no String, no object is built in native code.
+ * <p>The hot path ({@link #pick(Picked)}, {@link #complete}, {@link #report(long, double,
+ * Outcome)}) crosses JNI with primitives only: no String, no object is built in native code.
  */
 public final class Service {
   private final Engine engine;
   private final Handle handle;
+  private final Guard guard;
   private final String name;
   private final long ptr;
 
+  /** Called by Engine with its guard held, so that its close sees this service's guard. */
   Service(Engine engine, String name, long ptr) {
     this.engine = engine;
     this.handle = engine.handle;
     this.name = name;
     this.ptr = ptr;
+    this.guard = new Guard("weighted Service \"" + name + "\" (removed, or its engine closed)");
+    handle.services.add(guard);
   }
 
   public String name() {
@@ -32,6 +37,11 @@ public final class Service {
     return engine;
   }
 
+  /** True once {@link #remove()} ran or the engine closed: every call throws then. */
+  public boolean isClosed() {
+    return guard.isClosed();
+  }
+
   /** An endpoint of a set: a unique id (1..256 bytes of UTF-8) and a base weight (&gt; 0). */
   public record Endpoint(String id, double baseWeight) {
     public Endpoint {
@@ -39,120 +49,206 @@ public final class Service {
     }
   }
 
+  /** The pointer for one call, inside this service's guard; pair with {@link #exit()}. */
+  private long enter() {
+    guard.enter();
+    return ptr;
+  }
+
+  private void exit() {
+    guard.exit();
+  }
+
   /**
    * Replaces the endpoint set. Endpoints whose id stays keep their state; new ones start in slow
    * start; removed ones are dropped (reports on them then throw {@link StaleEndpointException}).
-   * The position of each endpoint in {@code ids} is the {@link Pick#index()} that picks report.
+   * {@code items.get(i)} is the caller's object for endpoint {@code ids[i]}: picks made from this
+   * set resolve to it ({@link #pick(Picked)}), and the engine keeps it reachable for as long as a
+   * pick can still return it.
    *
-   * @return the epoch of the set installed: {@link Pick#epoch()} of the picks made from it (the
-   *     engine's count of set changes, exact even when other callers also set endpoints)
+   * @return the set as installed: items, ids, the keys the engine assigned, and the epoch
+   *     (the engine's count of set changes, exact even when other callers also set endpoints)
    */
-  public long setEndpoints(String[] ids, double[] baseWeights) {
+  public <T> EndpointTable<T> setEndpoints(List<? extends T> items, String[] ids,
+      double[] baseWeights) {
+    Objects.requireNonNull(items, "items");
     Objects.requireNonNull(ids, "ids");
     Objects.requireNonNull(baseWeights, "baseWeights");
     if (ids.length != baseWeights.length) {
       throw new IllegalArgumentException(
           "ids has " + ids.length + " entries but baseWeights " + baseWeights.length);
     }
-    byte[][] raw = new byte[ids.length][];
-    for (int i = 0; i < ids.length; i++) {
+    if (items.size() != ids.length) {
+      throw new IllegalArgumentException(
+          "items has " + items.size() + " entries but ids " + ids.length);
+    }
+    int n = ids.length;
+    byte[][] raw = new byte[n][];
+    for (int i = 0; i < n; i++) {
       raw[i] = NativeLibrary.cString(ids[i], "ids[" + i + "]");
     }
-    long[] epoch = new long[1];
-    long h = handle.acquire();
-    try {
-      NativeLibrary.checkCall(setEndpoints0(ptr, raw, baseWeights, epoch));
-    } finally {
-      handle.release();
+    @SuppressWarnings("unchecked")
+    EndpointTable.Entry<T>[] entries = new EndpointTable.Entry[n];
+    for (int i = 0; i < n; i++) {
+      entries[i] = new EndpointTable.Entry<>(items.get(i), ids[i], baseWeights[i], i);
     }
-    return epoch[0];
+    long[] keys = new long[n];
+    long[] epochAndRegistration = new long[2];
+    long p = enter();
+    int status;
+    try {
+      status = setEndpoints0(p, raw, baseWeights, entries, keys, epochAndRegistration);
+    } finally {
+      exit();
+    }
+    NativeLibrary.checkCall(status);
+    return new EndpointTable<>(this, epochAndRegistration[0], epochAndRegistration[1], entries,
+        keys);
   }
 
-  public long setEndpoints(List<Endpoint> endpoints) {
+  /** {@link #setEndpoints(List, String[], double[])} with the ids as the items. */
+  public EndpointTable<String> setEndpoints(String[] ids, double[] baseWeights) {
+    Objects.requireNonNull(ids, "ids");
+    return setEndpoints(Arrays.asList(ids), ids, baseWeights);
+  }
+
+  public EndpointTable<Endpoint> setEndpoints(List<Endpoint> endpoints) {
     String[] ids = new String[endpoints.size()];
     double[] weights = new double[ids.length];
     for (int i = 0; i < ids.length; i++) {
       ids[i] = endpoints.get(i).id();
       weights[i] = endpoints.get(i).baseWeight();
     }
-    return setEndpoints(ids, weights);
+    return setEndpoints(endpoints, ids, weights);
+  }
+
+  /**
+   * Removes the service from the engine ({@code wt_service_remove}): its endpoints and their
+   * state go, it leaves snapshots and exports, and a {@link EventType#SERVICE_REMOVED} event is
+   * raised. Waits for calls on this service still running; afterwards every call on this object
+   * throws {@link IllegalStateException}, and {@link Engine#service(String)} with the same name
+   * creates a new, empty service. Picks still unfinished are then stale.
+   */
+  public void remove() {
+    if (!guard.close()) {
+      throw new IllegalStateException("weighted Service \"" + name + "\" is already removed");
+    }
+    handle.acquire();  // the engine's guard: a removal never races the engine's destruction
+    int status;
+    try {
+      status = remove0(ptr);
+      if (status != 0) {
+        guard.reopen();  // the service is still there; reopened before the engine can close
+      }
+    } finally {
+      handle.release();
+    }
+    NativeLibrary.checkCall(status);
+    handle.services.remove(guard);
+    engine.forget(this);
   }
 
   /** The key of an endpoint by id; throws {@link NotFoundException} for an unknown id. */
   public long endpointKey(String id) {
     byte[] raw = NativeLibrary.cString(id, "id");
     long[] out = new long[1];
-    long h = handle.acquire();
+    long p = enter();
+    int status;
     try {
-      NativeLibrary.checkCall(endpointKey0(ptr, raw, out));
+      status = endpointKey0(p, raw, out);
     } finally {
-      handle.release();
+      exit();
     }
+    NativeLibrary.checkCall(status);
     return out[0];
   }
 
   /** The id of the endpoint with this key. */
   public String endpointId(long key) {
     byte[][] out = new byte[1][];
-    long h = handle.acquire();
+    long p = enter();
+    int status;
     try {
-      NativeLibrary.checkCall(endpointId0(ptr, key, out));
+      status = endpointId0(p, key, out);
     } finally {
-      handle.release();
+      exit();
     }
+    NativeLibrary.checkCall(status);
     return NativeLibrary.string(out[0]);
   }
 
   /** Chooses an endpoint; throws {@link NoEndpointException} when the set is empty. */
   public Pick pick() {
-    long[] out = new long[3];
+    long[] out = new long[4];
     pickInto(out);
     return Pick.fromPacked(out);
   }
 
   /**
-   * The allocation-free pick: writes key, epoch and {@code (flags << 32) | index} into
-   * {@code out[0..2]} ({@link Pick#fromPacked} reads them back).
+   * The pick without a Pick object: writes key, epoch, {@code (flags << 32) | index} and the
+   * ticket into {@code out[0..3]} ({@link Pick#fromPacked} reads them back).
    */
   public void pickInto(long[] out) {
-    if (out.length < 3) {
-      throw new IllegalArgumentException("out needs 3 longs, has " + out.length);
+    if (out.length < 4) {
+      throw new IllegalArgumentException("out needs 4 longs, has " + out.length);
     }
-    long h = handle.acquire();
+    long p = enter();
     int status;
     try {
-      status = pick0(ptr, out);
+      status = pick0(p, out);
     } finally {
-      handle.release();
+      exit();
     }
     NativeLibrary.checkCall(status);
   }
 
-  /** What {@link #pickIn} returns for a pick from another endpoint set than the one asked for. */
-  public static final long OTHER_EPOCH = -1L << 40;
-
   /**
-   * The pick for a caller that keeps the endpoint set it registered (array index = pick index,
-   * and the keys from {@link #endpointKey}): returns {@code (flags << 32) | index}, one JNI call
-   * with primitives only, nothing allocated, nothing written back. When the pick comes from
-   * another set than {@code epoch} (the set changed meanwhile), the engine's pick is cancelled
-   * and {@link #OTHER_EPOCH} is returned: take a full {@link #pickInto} then. Throws
-   * {@link NoEndpointException} when the set is empty.
+   * Chooses an endpoint and resolves it to the {@link EndpointTable.Entry} of the set it was
+   * drawn from, even if another thread installs a newer set meanwhile: one JNI call, no lookup,
+   * no retry. Fills and returns {@code into}; throws {@link NoEndpointException} when the set is
+   * empty. {@code into.entry()} is null only for a set registered without entries, which no
+   * Java caller makes. {@link EndpointTable#pick(Picked)} is the same, faster for picks from
+   * that table.
    */
-  public long pickIn(long epoch) {
-    long h = handle.acquire();
+  public <P extends Picked> P pick(P into) {
+    return pick(into, null);
+  }
+
+  <P extends Picked> P pick(P into, EndpointTable<?> held) {
+    into.entry = null;
+    into.key = 0;
+    into.status = 0;
+    long p = enter();
     long r;
     try {
-      r = pickIn0(ptr, epoch);
+      r = pickPinned0(p, held == null ? 0 : held.registration, into);
     } finally {
-      handle.release();
+      exit();
     }
-    // An error is -status. A pick is negative too once the engine's cycle byte (the top byte of
-    // the flags, shifted to bits 56-63) reaches 128, but then below -2^32, like OTHER_EPOCH.
-    if (r < 0 && r > -(1L << 32)) {
-      NativeLibrary.checkCall((int) -r);
+    EndpointTable.Entry<?> e = into.entry;
+    if (e == null) {
+      if (into.status != 0) {
+        NativeLibrary.checkCall(into.status);
+      }
+      if (into.key == 0) {  // an entry of `held`, which holds it: nothing crossed but r
+        e = held.entry((int) (r >>> 8) & 0xffffff);
+        into.entry = e;
+        into.flags = (int) r & 0xff;
+        into.ticket = (int) (r >>> 32);
+        into.key = e.key;
+        into.epoch = e.epoch;
+        into.index = e.index();
+        return into;
+      }
     }
-    return r;
+    into.flags = (int) r;
+    into.ticket = (int) (r >>> 32);
+    if (e != null && into.key == 0) {  // else the glue wrote the pick's own key (see Entry)
+      into.key = e.key;
+      into.epoch = e.epoch;
+      into.index = e.index();
+    }
+    return into;
   }
 
   /**
@@ -162,29 +258,43 @@ public final class Service {
    * latency that is NaN, negative or over the config's limit.
    */
   public void complete(Pick pick, double latencyMs, Outcome outcome) {
-    complete(pick.key(), pick.epoch(), pick.index(), pick.flags(), latencyMs, outcome.code());
+    complete(pick.key(), pick.epoch(), pick.index(), pick.flags(), pick.ticket(), latencyMs,
+        outcome.code());
+  }
+
+  public void complete(Picked pick, double latencyMs, Outcome outcome) {
+    complete(pick.key, pick.epoch, pick.index, pick.flags, pick.ticket, latencyMs, outcome.code());
   }
 
   /** {@link #complete(Pick, double, Outcome)} on the packed form, all primitives. */
-  public void complete(long key, long epoch, int index, int flags, double latencyMs, int outcome) {
-    long h = handle.acquire();
+  public void complete(long key, long epoch, int index, int flags, int ticket, double latencyMs,
+      int outcome) {
+    long p = enter();
     int status;
     try {
-      status = complete0(ptr, key, epoch, index, flags, latencyMs, outcome);
+      status = complete0(p, key, epoch, index, flags, ticket, latencyMs, outcome);
     } finally {
-      handle.release();
+      exit();
     }
     NativeLibrary.checkCall(status);
   }
 
   /** Finishes a pick without an outcome (the request was never sent). */
   public void cancel(Pick pick) {
-    long h = handle.acquire();
+    cancel(pick.key(), pick.epoch(), pick.index(), pick.flags(), pick.ticket());
+  }
+
+  public void cancel(Picked pick) {
+    cancel(pick.key, pick.epoch, pick.index, pick.flags, pick.ticket);
+  }
+
+  private void cancel(long key, long epoch, int index, int flags, int ticket) {
+    long p = enter();
     int status;
     try {
-      status = cancel0(ptr, pick.key(), pick.epoch(), pick.index(), pick.flags());
+      status = cancel0(p, key, epoch, index, flags, ticket);
     } finally {
-      handle.release();
+      exit();
     }
     NativeLibrary.checkCall(status);
   }
@@ -194,12 +304,12 @@ public final class Service {
    * no in-flight count is touched.
    */
   public void report(long key, double latencyMs, Outcome outcome) {
-    long h = handle.acquire();
+    long p = enter();
     int status;
     try {
-      status = reportKey0(ptr, key, latencyMs, outcome.code());
+      status = reportKey0(p, key, latencyMs, outcome.code());
     } finally {
-      handle.release();
+      exit();
     }
     NativeLibrary.checkCall(status);
   }
@@ -207,12 +317,12 @@ public final class Service {
   /** {@link #report(long, double, Outcome)} by endpoint id (slower: a String crosses JNI). */
   public void report(String endpointId, double latencyMs, Outcome outcome) {
     byte[] raw = NativeLibrary.cString(endpointId, "endpointId");
-    long h = handle.acquire();
+    long p = enter();
     int status;
     try {
-      status = report0(ptr, raw, latencyMs, outcome.code());
+      status = report0(p, raw, latencyMs, outcome.code());
     } finally {
-      handle.release();
+      exit();
     }
     NativeLibrary.checkCall(status);
   }
@@ -229,12 +339,12 @@ public final class Service {
     }
     int[] st = statuses != null ? statuses : new int[n];
     long[] recorded = new long[1];
-    long h = handle.acquire();
+    long p = enter();
     int status;
     try {
-      status = reportBatch0(ptr, keys, latenciesMs, outcomes, st, recorded);
+      status = reportBatch0(p, keys, latenciesMs, outcomes, st, recorded);
     } finally {
-      handle.release();
+      exit();
     }
     if (statuses == null) {
       NativeLibrary.checkCall(status);
@@ -245,25 +355,27 @@ public final class Service {
   /** Records a resource sample (fractions in [0, 1]; NaN fields are not sent). */
   public void reportResources(String endpointId, Resources r) {
     byte[] raw = NativeLibrary.cString(endpointId, "endpointId");
-    long h = handle.acquire();
+    long p = enter();
     int status;
     try {
-      status = reportResources0(ptr, raw, r.presentBits(), r.cpu(), r.memory(), r.threadPool(),
+      status = reportResources0(p, raw, r.presentBits(), r.cpu(), r.memory(), r.threadPool(),
           r.connectionPool());
     } finally {
-      handle.release();
+      exit();
     }
     NativeLibrary.checkCall(status);
   }
 
   @Override
   public String toString() {
-    return "Service[" + name + "]";
+    return "Service[" + name + (isClosed() ? ", closed]" : "]");
   }
 
   // ---- natives: bindings/jni/service.cc ----
   private static native int setEndpoints0(long service, byte[][] ids, double[] weights,
-      long[] epoch);
+      EndpointTable.Entry<?>[] entries, long[] keys, long[] epochAndRegistration);
+
+  private static native int remove0(long service);
 
   private static native int endpointKey0(long service, byte[] id, long[] out);
 
@@ -271,12 +383,13 @@ public final class Service {
 
   private static native int pick0(long service, long[] out);
 
-  private static native long pickIn0(long service, long epoch);
+  private static native long pickPinned0(long service, long heldRegistration, Picked into);
 
   private static native int complete0(long service, long key, long epoch, int index, int flags,
-      double latencyMs, int outcome);
+      int ticket, double latencyMs, int outcome);
 
-  private static native int cancel0(long service, long key, long epoch, int index, int flags);
+  private static native int cancel0(long service, long key, long epoch, int index, int flags,
+      int ticket);
 
   private static native int reportKey0(long service, long key, double latencyMs, int outcome);
 

@@ -32,9 +32,21 @@ public enum Status {
     return code;
   }
 
-  /** The name weighted.h gives this status, e.g. {@code WT_ERR_CONFIG_INVALID}. */
+  /** The name weighted.h gives this status, e.g. {@code WT_ERR_CONFIG_INVALID}: the core's own. */
   public String cName() {
-    return this == OK ? "WT_OK" : this == UNKNOWN ? "WT_UNKNOWN_STATUS" : "WT_ERR_" + name();
+    return Names.BY_ORDINAL[ordinal()];
+  }
+
+  /** Read from the library once, on first use: the enum itself needs no native code. */
+  private static final class Names {
+    static final String[] BY_ORDINAL = new String[values().length];
+
+    static {
+      NativeLibrary.ensureLoaded();
+      for (Status s : values()) {
+        BY_ORDINAL[s.ordinal()] = NativeLibrary.string(NativeLibrary.statusName0(s.code));
+      }
+    }
   }
 
   public static Status of(int code) {

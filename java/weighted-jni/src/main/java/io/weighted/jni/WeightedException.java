@@ -28,7 +28,7 @@ public class WeightedException extends RuntimeException {
     return code;
   }
 
-  /** The one place status codes become exceptions (see {@link Native#checkCall}). */
+  /** The exception for a status code; only {@link NativeLibrary#checkCall} calls it. */
   static WeightedException of(int code, String engineMessage) {
     Status s = Status.of(code);
     String message = s.cName() + ": " + (engineMessage == null || engineMessage.isEmpty()

@@ -11,7 +11,8 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * The Java rows of the bad-input table (issue 7): each bad call throws the expected exception,
+ * The Java rows of the bad-input table (docs/reliability.md: every entry point refuses bad input
+ * with a precise message and changes nothing): each bad call throws the expected exception,
  * with the expected C status and a message naming the problem, and leaves the engine's state
  * exactly as it was (the whole snapshot is compared; the clock is manual, so it does not move).
  */
@@ -85,7 +86,7 @@ class BadInputTest {
             Status.INVALID_ARGUMENT, "latency"),
         c("unknown outcome code", e -> {
           Pick p = pick(e);
-          orders(e).complete(p.key(), p.epoch(), p.index(), p.flags(), 1.0, 17);
+          orders(e).complete(p.key(), p.epoch(), p.index(), p.flags(), p.ticket(), 1.0, 17);
         }, Status.INVALID_ARGUMENT, "outcome"),
         c("report on unknown id", e -> orders(e).report("nope:1", 1.0, Outcome.SUCCESS),
             Status.NOT_FOUND, "nope:1"),

@@ -41,7 +41,7 @@ class EngineTest {
 
   @Test
   void libraryLoadsAndReportsItsVersion() {
-    assertThat(Engine.libraryVersion()).startsWith("1.");
+    assertThat(Engine.libraryVersion()).startsWith("2.");
     assertThat(NativeLibrary.platform()).matches("[a-z]+-[a-z0-9_]+");
   }
 
@@ -62,12 +62,13 @@ class EngineTest {
 
   @Test
   void pickIntoIsTheAllocationFreeFormOfPick() {
-    long[] out = new long[3];
+    long[] out = new long[4];
     svc.pickInto(out);
     Pick p = Pick.fromPacked(out);
     assertThat(p.index()).isBetween(0, 2);
     assertThat(p.key()).isEqualTo(svc.endpointKey(svc.endpointId(p.key())));
-    svc.complete(p.key(), p.epoch(), p.index(), p.flags(), 1.0, Outcome.SUCCESS.code());
+    svc.complete(p.key(), p.epoch(), p.index(), p.flags(), p.ticket(), 1.0,
+        Outcome.SUCCESS.code());
   }
 
   @Test
@@ -87,27 +88,27 @@ class EngineTest {
   }
 
   /**
-   * A tracked pick carries the engine's cycle byte in the top of its flags: past cycle 127 the
-   * packed form pickIn returns is negative, and must still read as a pick, not an error.
+   * A tracked pick carries the controller cycle that counted it in its ticket (C ABI 1 kept only
+   * its low byte, in the top of the flags): past cycle 127, and past 255, the pick still reads
+   * as a pick of its own set, and completing it with its ticket releases its in-flight count.
    */
   @Test
   void loadAwarePicksStayPicksAfterTheCycleByteReaches128() {
     try (Engine e = Engine.create("{\"seed\": 1, \"picker\": {\"mode\": \"load_aware\"}, "
         + "\"controller\": {\"interval_ms\": 1000}}", ClockMode.MANUAL)) {
       Service s = e.service("la");
-      long epoch = s.setEndpoints(new String[] {"x:1", "y:1"}, new double[] {1, 1});
-      long[] keys = {s.endpointKey("x:1"), s.endpointKey("y:1")};
+      EndpointTable<String> table = s.setEndpoints(new String[] {"x:1", "y:1"}, new double[] {1, 1});
       for (int cycle = 1; cycle <= 260; cycle++) {
         e.advance(java.time.Duration.ofSeconds(1));
-        long r = s.pickIn(epoch);
-        assertThat(r).isNotEqualTo(Service.OTHER_EPOCH);
-        int index = (int) r;
-        int flags = (int) (r >>> 32);
+        Picked p = s.pick(new Picked());
+        assertThat(table.contains(p.entry())).isTrue();
+        int index = p.index();
         assertThat(index).isBetween(0, 1);
-        assertThat(flags & Pick.TRACKED).isEqualTo(Pick.TRACKED);
-        assertThat(flags >>> 24).isEqualTo(cycle & 0xff);
+        assertThat(p.key()).isEqualTo(table.key(index));
+        assertThat(p.flags() & Pick.TRACKED).isEqualTo(Pick.TRACKED);
+        assertThat(p.ticket()).isEqualTo(cycle);
         assertThat(inflight(e)).isEqualTo(1);
-        s.complete(keys[index], epoch, index, flags, 2.0, Outcome.SUCCESS.code());
+        s.complete(p.key(), p.epoch(), index, p.flags(), p.ticket(), 2.0, Outcome.SUCCESS.code());
         assertThat(inflight(e)).as("cycle %d", cycle).isZero();
       }
     }
@@ -214,7 +215,8 @@ class EngineTest {
           .satisfies(e -> assertThat(((WeightedException) e).status())
               .isEqualTo(Status.INVALID_ARGUMENT));
     }
-    assertThatThrownBy(() -> svc.complete(p.key(), p.epoch(), p.index(), p.flags(), 1.0, 17))
+    assertThatThrownBy(() -> svc.complete(p.key(), p.epoch(), p.index(), p.flags(), p.ticket(),
+        1.0, 17))
         .isInstanceOf(WeightedException.class);
     assertThat(totals()).isEqualTo(before);
     assertThatThrownBy(() -> svc.setEndpoints(new String[] {"x:1", "x:1"}, new double[] {1, 1}))
@@ -279,7 +281,7 @@ class EngineTest {
     engine.close();
     assertThat(engine.isClosed()).isTrue();
     assertThatThrownBy(svc::pick).isInstanceOf(IllegalStateException.class);
-    assertThatThrownBy(() -> svc.complete(new Pick(1, 1, 0, 0), 1, Outcome.SUCCESS))
+    assertThatThrownBy(() -> svc.complete(new Pick(1, 1, 0, 0, 0), 1, Outcome.SUCCESS))
         .isInstanceOf(IllegalStateException.class);
     assertThatThrownBy(engine::snapshotJson).isInstanceOf(IllegalStateException.class);
     assertThatThrownBy(() -> engine.service("new")).isInstanceOf(IllegalStateException.class);

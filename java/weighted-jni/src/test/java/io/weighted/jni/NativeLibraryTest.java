@@ -35,18 +35,27 @@ class NativeLibraryTest {
       Files.copy(in, lib);
     }
     assertThat(probe("-D" + NativeLibrary.LIBRARY_PROPERTY + "=" + lib))
-        .startsWith("loaded 1.").endsWith(lib.toString());
+        .startsWith("loaded 2.").endsWith(lib.toString());
     assertThat(probe("-D" + NativeLibrary.LIBRARY_PROPERTY + "=" + dir.resolve("missing.so")))
         .startsWith("refused: ").contains("no such file");
   }
 
   @Test
   void aLibraryOfAnotherMajorVersionIsRefused() {
-    assertThat(NativeLibrary.versionProblem("x.so", 10000, 10000, 1)).isNull();
-    assertThat(NativeLibrary.versionProblem("x.so", 10203, 10203, 1)).isNull();
-    assertThat(NativeLibrary.versionProblem("x.so", 20000, 10000, 1))
-        .contains("speaks C ABI 2.0.0").contains("needs major version 1.x");
+    assertThat(NativeLibrary.versionProblem("x.so", 20000, 20000, 2)).isNull();
+    assertThat(NativeLibrary.versionProblem("x.so", 20203, 20203, 2)).isNull();
+    assertThat(NativeLibrary.versionProblem("x.so", 30000, 20000, 2))
+        .contains("speaks C ABI 3.0.0").contains("needs major version 2.x");
+    assertThat(NativeLibrary.versionProblem("x.so", 20000, 20000, 3)).contains("refusing");
     assertThat(NativeLibrary.versionProblem("x.so", 10000, 10000, 2)).contains("refusing");
+  }
+
+  @Test
+  void aLibraryOfAnOlderMinorVersionThanTheGlueIsRefused() {
+    assertThat(NativeLibrary.versionProblem("x.so", 20300, 20100, 2)).isNull();  // newer: fine
+    assertThat(NativeLibrary.versionProblem("x.so", 20105, 20100, 2)).isNull();  // a patch
+    assertThat(NativeLibrary.versionProblem("x.so", 20000, 20100, 2))
+        .contains("speaks C ABI 2.0.0").contains("2.1.0").contains("refusing");
   }
 
   @Test

@@ -11,9 +11,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestFactory;
 
 /**
- * Bad input that BadInputTest (the binding's own table) does not cover: the limits and fixes of
- * issue 7 (the 16 KiB floor of max_config_bytes, the manual clock's end, endless config files,
- * a reload below the service count) and the engine's hints for misplaced keys. Each case runs on
+ * Bad input that BadInputTest (the binding's own table) does not cover: the limits the
+ * reliability review added to the engine (the 16 KiB floor of max_config_bytes, the manual
+ * clock's end, endless config files, a reload below the service count) and the engine's hints
+ * for misplaced keys. Each case runs on
  * a live engine, expects one exception with its status and a fragment of the engine's message,
  * and proves the state unchanged: equal snapshot JSON before and after, no event raised.
  * docs/reliability.md lists both tables.

@@ -4,14 +4,7 @@ import com.netflix.loadbalancer.reactive.ExecutionContext;
 import com.netflix.loadbalancer.reactive.ExecutionInfo;
 import com.netflix.loadbalancer.reactive.ExecutionListener;
 import io.weighted.jni.Outcome;
-import java.io.IOException;
-import java.net.ConnectException;
-import java.net.NoRouteToHostException;
-import java.net.SocketException;
-import java.net.SocketTimeoutException;
-import java.net.UnknownHostException;
 import java.util.Objects;
-import java.util.concurrent.TimeoutException;
 import java.util.function.LongSupplier;
 import java.util.function.ToIntFunction;
 
@@ -76,21 +69,11 @@ public class WeightedExecutionListener<I, O> implements ExecutionListener<I, O> 
     return Math.max(0, nanoClock.getAsLong() - s) / 1e6;
   }
 
-  /** Timeout, connect error, other I/O error (connect error), else null (not the server's). */
+  /**
+   * The bindings' one classifier ({@link Outcome#of(Throwable)}): timeout, connect error, other
+   * I/O error (connect error), else null (not the server's fault).
+   */
   static Outcome classify(Throwable t) {
-    for (int depth = 0; t != null && depth < 16; depth++, t = t.getCause()) {
-      if (t instanceof SocketTimeoutException || t instanceof TimeoutException
-          || t.getClass().getName().endsWith("TimeoutException")) {
-        return Outcome.TIMEOUT;
-      }
-      if (t instanceof ConnectException || t instanceof NoRouteToHostException
-          || t instanceof UnknownHostException || t instanceof SocketException) {
-        return Outcome.CONNECT_ERROR;
-      }
-      if (t instanceof IOException) {
-        return Outcome.CONNECT_ERROR;
-      }
-    }
-    return null;
+    return Outcome.of(t);
   }
 }

@@ -7,10 +7,11 @@ import com.netflix.loadbalancer.AbstractLoadBalancerRule;
 import com.netflix.loadbalancer.ILoadBalancer;
 import com.netflix.loadbalancer.Server;
 import io.weighted.jni.ClockMode;
+import io.weighted.jni.EndpointTable;
 import io.weighted.jni.Engine;
 import io.weighted.jni.NoEndpointException;
 import io.weighted.jni.Outcome;
-import io.weighted.jni.Pick;
+import io.weighted.jni.Picked;
 import io.weighted.jni.Service;
 import io.weighted.jni.WeightedException;
 import java.io.IOException;
@@ -18,10 +19,11 @@ import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
-import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.ToDoubleFunction;
 
@@ -42,6 +44,11 @@ import java.util.function.ToDoubleFunction;
  * <p>Ribbon's {@code choose} has no completion hook, so a pick's in-flight count cannot be held
  * until the call ends: in the engine's load-aware picker mode, the count is released at once
  * (the default, exact weighted mode takes none).
+ *
+ * <p>The registered set is the engine's {@link EndpointTable}: a pick resolves to the server of
+ * the set it was drawn from, even while another thread registers a new list. If the engine
+ * service is removed ({@link Service#remove()}), the rule moves to the engine's new service of
+ * the same name and registers the servers again on the next choose.
  */
 public class WeightedRule extends AbstractLoadBalancerRule {
   /** {@code <client>.ribbon.WeightedConfig}: path of the shared JSON config. */
@@ -52,7 +59,7 @@ public class WeightedRule extends AbstractLoadBalancerRule {
 
   private volatile Engine engine;
   private volatile Service service;
-  private volatile ServerSet current;
+  private volatile Registered current;
   private ToDoubleFunction<Server> baseWeight = s -> 1.0;
 
   /** For Ribbon, which instantiates rules by class name and then calls initWithNiwsConfig. */
@@ -106,127 +113,167 @@ public class WeightedRule extends AbstractLoadBalancerRule {
   @Override
   public Server choose(Object key) {
     ILoadBalancer lb = getLoadBalancer();
-    Service svc = service;
-    if (lb == null || svc == null) {
+    if (lb == null || service == null) {
       return null;
     }
     List<Server> servers = lb.getReachableServers();
     if (servers == null || servers.isEmpty()) {
       return null;
     }
-    ServerSet set = serversFor(svc, servers);
     try {
-      long r = svc.pickIn(set.epoch);  // the engine picks from the set we hold: just an index
-      if (r != Service.OTHER_EPOCH) {
-        int flags = (int) (r >>> 32);
-        if ((flags & Pick.TRACKED) != 0) {  // no completion hook in Ribbon: see the class comment
-          svc.cancel(new Pick(set.keys[(int) r], set.epoch, (int) r, flags));
-        }
-        return set.servers[(int) r];
+      return pick(servers);
+    } catch (IllegalStateException e) {
+      if (!renewService()) {
+        throw e;  // the engine is closed
       }
-      Pick p = svc.pick();  // the set changed meanwhile: the full pick, resolved by id if need be
-      if (p.isTracked()) {
-        svc.cancel(p);  // no completion hook in Ribbon: see the class comment
-      }
-      return resolve(svc, set, p);
+      return pick(servers);  // the service was removed: its successor
+    }
+  }
+
+  /**
+   * The engine's pick, as the server of the set it was drawn from: one JNI call, whatever other
+   * threads register meanwhile.
+   */
+  private Server pick(List<Server> servers) {
+    Registered reg = serversFor(servers);
+    Service svc = reg.table.service();
+    Picked p;
+    try {
+      p = reg.table.pick(new Picked());
     } catch (NoEndpointException e) {
       return null;
     }
+    if (p.isTracked()) {
+      svc.cancel(p);  // no completion hook in Ribbon: see the class comment
+    }
+    EndpointTable.Entry<?> e = p.entry();
+    if (e != null && reg.table.contains(e)) {
+      return reg.servers[e.index()];  // the current objects of the registered set
+    }
+    if (e != null && e.item() instanceof Server s) {
+      return s;  // an older set of ours, installed meanwhile
+    }
+    int i = e == null ? -1 : reg.table.indexOf(e.id());  // another writer's set: ours by id
+    return i < 0 ? null : reg.servers[i];
   }
 
   /** Records an outcome for a server this rule chose (what the execution listener calls). */
   public void record(Server server, double latencyMs, Outcome outcome) {
-    Service svc = service;
-    ServerSet set = current;
-    if (svc == null || set == null || server == null) {
+    Registered reg = current;
+    if (reg == null || server == null) {
       return;
     }
-    Integer idx = set.indexById.get(server.getId());
-    if (idx == null) {
+    int i = reg.table.indexOf(server.getId());
+    if (i < 0) {
       return;  // not (or no longer) one of ours
     }
     try {
-      svc.report(set.keys[idx], latencyMs, outcome);
+      reg.table.service().report(reg.table.key(i), latencyMs, outcome);
     } catch (WeightedException | IllegalStateException ignored) {
-      // stale (the server left the list meanwhile) or the engine is closing
+      // stale (the server left the list meanwhile), or the service is gone (removed, engine closed)
     }
   }
 
-  private Server resolve(Service svc, ServerSet set, Pick p) {
-    ServerSet s = p.epoch() == set.epoch ? set : current;
-    if (s != null && p.epoch() == s.epoch && p.index() < s.servers.length) {
-      return s.servers[p.index()];
+  /**
+   * After {@link Service#remove()} on this rule's service: the engine's new service of the same
+   * name (empty: the next choose registers the servers again). False when the engine is closed.
+   */
+  private synchronized boolean renewService() {
+    Engine e = engine;
+    if (e == null || e.isClosed()) {
+      return false;
     }
-    String id = svc.endpointId(p.key());
-    Integer idx = current.indexById.get(id);
-    return idx == null ? null : current.servers[idx];
+    Service s = service;
+    Service next = s;
+    // Until the removal returns, the engine still hands out the removed service: it is short.
+    while (next == s && s.isClosed() && !e.isClosed()) {
+      Thread.yield();
+      next = e.service(s.name());
+    }
+    if (next != s) {
+      service = next;
+      current = null;
+    }
+    return !next.isClosed();
   }
 
-  private ServerSet serversFor(Service svc, List<Server> servers) {
-    ServerSet cur = current;
+  private Registered serversFor(List<Server> servers) {
+    Registered cur = current;
     // BaseLoadBalancer hands out a new list wrapper per call: compare elements, not the list.
     if (cur != null && cur.sameSource(servers)) {
       return cur;
     }
-    ServerSet candidate = ServerSet.of(servers, baseWeight);
+    Candidate candidate = Candidate.of(servers, baseWeight);
     synchronized (this) {
       cur = current;
       if (cur != null && cur.sameSource(servers)) {
         return cur;
       }
-      if (cur != null && cur.same(candidate)) {
+      Service svc = service;
+      EndpointTable<Server> table;
+      if (cur != null && cur.table.service() == svc && candidate.same(cur.table)) {
         // New Server objects (a discovery refresh), same ids and weights: nothing for the
         // engine; keep the new objects so that the next call is an identity check again.
-        candidate.epoch = cur.epoch;
-        candidate.keys = cur.keys;
+        table = cur.table;
       } else {
-        candidate.epoch = svc.setEndpoints(candidate.ids, candidate.weights);
-        candidate.keys = new long[candidate.ids.length];
-        for (int i = 0; i < candidate.ids.length; i++) {
-          candidate.keys[i] = svc.endpointKey(candidate.ids[i]);
-        }
+        table = svc.setEndpoints(Arrays.asList(candidate.servers), candidate.ids,
+            candidate.weights);
       }
-      candidate.sourceElements = servers.toArray(new Server[0]);
-      current = candidate;
-      return candidate;
+      Registered reg = new Registered(table, candidate.servers, servers.toArray(new Server[0]));
+      current = reg;
+      return reg;
     }
   }
 
-  static final class ServerSet {
-    final Server[] servers;
-    final String[] ids;
-    final double[] weights;
-    final Map<String, Integer> indexById;
-    volatile long[] keys;
-    volatile long epoch;
-    Server[] sourceElements = new Server[0];
-
-    private ServerSet(Server[] servers, String[] ids, double[] weights, Map<String, Integer> idx) {
-      this.servers = servers;
-      this.ids = ids;
-      this.weights = weights;
-      this.indexById = idx;
-    }
-
-    static ServerSet of(List<Server> list, ToDoubleFunction<Server> weightOf) {
-      Map<String, Integer> idx = new HashMap<>();
+  /** The endpoints a server list makes: duplicates and weights that are not positive left out. */
+  private record Candidate(Server[] servers, String[] ids, double[] weights) {
+    static Candidate of(List<Server> list, ToDoubleFunction<Server> weightOf) {
+      Set<String> seen = new HashSet<>();
       Server[] servers = new Server[list.size()];
       String[] ids = new String[list.size()];
       double[] weights = new double[list.size()];
       int n = 0;
       for (Server s : list) {
         double w = weightOf.applyAsDouble(s);
-        if (idx.containsKey(s.getId()) || !(w > 0) || Double.isInfinite(w)) {
+        if (!(w > 0) || Double.isInfinite(w) || !seen.add(s.getId())) {
           continue;
         }
-        idx.put(s.getId(), n);
         servers[n] = s;
         ids[n] = s.getId();
         weights[n] = w;
         n++;
       }
-      return new ServerSet(Arrays.copyOf(servers, n), Arrays.copyOf(ids, n),
-          Arrays.copyOf(weights, n), idx);
+      return new Candidate(Arrays.copyOf(servers, n), Arrays.copyOf(ids, n),
+          Arrays.copyOf(weights, n));
+    }
+
+    boolean same(EndpointTable<Server> t) {
+      if (t.size() != ids.length) {
+        return false;
+      }
+      for (int i = 0; i < ids.length; i++) {
+        if (!ids[i].equals(t.id(i)) || weights[i] != t.baseWeight(i)) {
+          return false;
+        }
+      }
+      return true;
+    }
+  }
+
+  /**
+   * The set this rule registered (the engine's table), the current Server objects for its
+   * endpoints (newer ones after a refresh that changed no id or weight), and the list it came
+   * from.
+   */
+  private static final class Registered {
+    final EndpointTable<Server> table;
+    final Server[] servers;
+    private final Server[] sourceElements;
+
+    Registered(EndpointTable<Server> table, Server[] servers, Server[] sourceElements) {
+      this.table = table;
+      this.servers = servers;
+      this.sourceElements = sourceElements;
     }
 
     /**
@@ -245,10 +292,6 @@ public class WeightedRule extends AbstractLoadBalancerRule {
         }
       }
       return true;
-    }
-
-    boolean same(ServerSet o) {
-      return Arrays.equals(ids, o.ids) && Arrays.equals(weights, o.weights);
     }
   }
 }

@@ -137,6 +137,27 @@ class WeightedRuleTest {
   }
 
   @Test
+  void aRemovedServiceIsReplacedAndTheServersRegisteredAgain() {
+    counts(10);
+    io.weighted.jni.Service removed = rule.getService();
+    removed.remove();
+    assertThat(counts(300)).containsOnlyKeys("h1", "h2", "h3");
+    assertThat(rule.getService()).isNotSameAs(removed);
+    assertThat(rule.getService().isClosed()).isFalse();
+    rule.record(lb.chooseServer(null), 1.0, Outcome.SUCCESS);  // reaches the new service
+    engine.runCycle();
+    long requests = 0;
+    for (Object svc : (List<?>) io.weighted.jni.Json.parseObject(engine.snapshotJson())
+        .get("services")) {
+      for (Object e : (List<?>) ((Map<?, ?>) svc).get("endpoints")) {
+        requests += ((Number) ((Map<?, ?>) ((Map<?, ?>) e).get("window")).get("requests"))
+            .longValue();
+      }
+    }
+    assertThat(requests).isEqualTo(1);
+  }
+
+  @Test
   void exceptionsAreClassified() {
     assertThat(WeightedExecutionListener.classify(new SocketTimeoutException()))
         .isEqualTo(Outcome.TIMEOUT);

@@ -2,14 +2,6 @@ package io.weighted.spring;
 
 import io.weighted.jni.Outcome;
 import java.io.IOException;
-import java.net.ConnectException;
-import java.net.NoRouteToHostException;
-import java.net.PortUnreachableException;
-import java.net.SocketException;
-import java.net.SocketTimeoutException;
-import java.net.UnknownHostException;
-import java.nio.channels.ClosedChannelException;
-import java.util.concurrent.TimeoutException;
 import org.springframework.cloud.client.loadbalancer.CompletionContext;
 import org.springframework.util.ClassUtils;
 
@@ -33,7 +25,6 @@ public class DefaultOutcomeClassifier implements OutcomeClassifier {
       ClassUtils.isPresent("org.springframework.http.client.ClientHttpResponse", null);
   private static final boolean WEBFLUX = ClassUtils.isPresent(
       "org.springframework.web.reactive.function.client.ClientResponse", null);
-  private static final int MAX_CAUSES = 16;
 
   @Override
   public Outcome classify(CompletionContext<?, ?, ?> completion) {
@@ -49,40 +40,25 @@ public class DefaultOutcomeClassifier implements OutcomeClassifier {
     }
   }
 
-  /** Classifies an exception by its type and its causes; null when not the endpoint's fault. */
+  /**
+   * Classifies an exception by its type and its causes ({@link Outcome#of(Throwable,
+   * java.util.function.ToIntFunction)}, the bindings' one classifier), asking
+   * {@link #httpStatusOfException} first at each level; null when not the endpoint's fault.
+   */
   public Outcome classify(Throwable t) {
-    Outcome fallback = null;
-    for (int depth = 0; t != null && depth < MAX_CAUSES; depth++, t = t.getCause()) {
-      Integer http = SPRING_WEB ? SpringWeb.statusOfException(t) : null;
-      if (http == null && WEBFLUX) {
-        http = WebFlux.statusOfException(t);
-      }
-      if (http != null) {
-        return Outcome.fromHttpStatus(http);
-      }
-      if (isTimeout(t)) {
-        return Outcome.TIMEOUT;
-      }
-      if (t instanceof ConnectException || t instanceof NoRouteToHostException
-          || t instanceof UnknownHostException || t instanceof PortUnreachableException
-          || t instanceof ClosedChannelException || t instanceof SocketException
-          || t.getClass().getName().endsWith("PrematureCloseException")) {
-        return Outcome.CONNECT_ERROR;
-      }
-      if (t instanceof IOException && fallback == null) {
-        fallback = Outcome.CONNECT_ERROR;  // unless a cause says more precisely what happened
-      }
-    }
-    return fallback;
+    return Outcome.of(t, DefaultOutcomeClassifier::httpStatusOfException);
   }
 
-  private static boolean isTimeout(Throwable t) {
-    if (t instanceof TimeoutException || t instanceof SocketTimeoutException) {
-      return true;
+  /**
+   * The HTTP status a Spring client exception carries ({@code RestClientResponseException},
+   * {@code WebClientResponseException}), or 0: the Spring side of {@link #classify(Throwable)}.
+   */
+  public static int httpStatusOfException(Throwable t) {
+    Integer http = SPRING_WEB ? SpringWeb.statusOfException(t) : null;
+    if (http == null && WEBFLUX) {
+      http = WebFlux.statusOfException(t);
     }
-    String n = t.getClass().getName();
-    return n.endsWith("TimeoutException") || n.endsWith(".ReadTimeoutException")
-        || n.endsWith(".WriteTimeoutException") || n.endsWith("ConnectTimeoutException");
+    return http == null ? 0 : http;
   }
 
   /** The HTTP status a client response carries, or null. */

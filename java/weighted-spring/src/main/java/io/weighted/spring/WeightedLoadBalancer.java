@@ -1,18 +1,14 @@
 package io.weighted.spring;
 
+import io.weighted.jni.EndpointTable;
 import io.weighted.jni.Engine;
 import io.weighted.jni.NoEndpointException;
-import io.weighted.jni.Pick;
 import io.weighted.jni.Service;
-import io.weighted.jni.StaleEndpointException;
-import io.weighted.jni.WeightedException;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
-import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
-import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.Callable;
@@ -47,19 +43,26 @@ import reactor.core.publisher.Mono;
  * from metadata ({@link Endpoints#baseWeight}). A retry's list, which lacks the instance just
  * tried, is not sent to the engine as a new endpoint set (that would drop the endpoint's
  * state); the balancer picks from the full set and skips instances the retry excluded.
+ *
+ * <p>The registered set is the engine's {@link EndpointTable}: a pick resolves to the instance of
+ * the set it was drawn from, even while another thread registers a new list. If the engine
+ * service is removed ({@link Service#remove()}), the balancer moves to the engine's new service
+ * of the same name and registers the list again on the next choose; picks still open on the
+ * removed service finish as no-ops.
  */
 public class WeightedLoadBalancer implements ReactorServiceInstanceLoadBalancer {
   private static final Log log = LogFactory.getLog(WeightedLoadBalancer.class);
-  /** Re-picks when a retry excluded the picked instance, before falling back to any allowed. */
+  /** Re-picks when a retry or the gate refused the picked instance, before taking any allowed. */
   private static final int RETRY_PICKS = 4;
 
   private final String serviceId;
   private final ObjectProvider<ServiceInstanceListSupplier> supplierProvider;
-  private final Service service;
+  private final Engine engine;
   private final LongSupplier nanoClock;
   private final EndpointGate gate;
+  private volatile Service service;
   private volatile ServiceInstanceListSupplier supplier;
-  private volatile EndpointSet current;
+  private volatile Registered current;
 
   public WeightedLoadBalancer(ObjectProvider<ServiceInstanceListSupplier> supplierProvider,
       String serviceId, Engine engine) {
@@ -78,6 +81,7 @@ public class WeightedLoadBalancer implements ReactorServiceInstanceLoadBalancer 
     this.gate = gate;
     this.serviceId = serviceId;
     this.supplierProvider = supplierProvider;
+    this.engine = engine;
     this.service = engine.service(serviceId);
     this.nanoClock = nanoClock;
   }
@@ -86,7 +90,7 @@ public class WeightedLoadBalancer implements ReactorServiceInstanceLoadBalancer 
     return serviceId;
   }
 
-  /** The engine service this balancer feeds. */
+  /** The engine service this balancer feeds (a new one after its service was removed). */
   public Service getService() {
     return service;
   }
@@ -133,16 +137,14 @@ public class WeightedLoadBalancer implements ReactorServiceInstanceLoadBalancer 
 
     @Override
     public Response<ServiceInstance> apply(List<ServiceInstance> instances) {
-      EndpointSet set = current;
       Response<ServiceInstance> response;
-      if (set != null && set.keys != null && gate == null && set.matches(instances)) {
-        try {
-          response = new DefaultResponse(pickFrom(set));
-        } catch (NoEndpointException e) {
-          response = new EmptyResponse();
+      try {
+        response = respond(instances, request);
+      } catch (IllegalStateException e) {
+        if (!renewService()) {
+          throw e;  // the engine is closed
         }
-      } else {
-        response = getInstanceResponse(instances, request);
+        response = respond(instances, request);  // the service was removed: its successor
       }
       if (supplier instanceof SelectedInstanceCallback callback && response.hasServer()) {
         callback.selectedServiceInstance(response.getServer());
@@ -160,6 +162,37 @@ public class WeightedLoadBalancer implements ReactorServiceInstanceLoadBalancer 
     return s;
   }
 
+  private Response<ServiceInstance> respond(List<ServiceInstance> instances, Request<?> request) {
+    Registered reg = current;
+    if (reg != null && gate == null && reg.matches(instances)) {
+      return response(pickFrom(reg));
+    }
+    return getInstanceResponse(instances, request);
+  }
+
+  /**
+   * After {@link Service#remove()} on this balancer's service: the engine's service of the same
+   * name from now on (new and empty: the next choose registers the list again). False when the
+   * engine itself is closed.
+   */
+  private synchronized boolean renewService() {
+    if (engine.isClosed()) {
+      return false;
+    }
+    Service s = service;
+    Service next = s;
+    // Until the removal returns, the engine still hands out the removed service: it is short.
+    while (next == s && s.isClosed() && !engine.isClosed()) {
+      Thread.yield();
+      next = engine.service(serviceId);
+    }
+    if (next != s) {
+      service = next;
+      current = null;
+    }
+    return !next.isClosed();
+  }
+
   Response<ServiceInstance> getInstanceResponse(List<ServiceInstance> instances,
       Request<?> request) {
     if (instances.isEmpty()) {
@@ -168,96 +201,74 @@ public class WeightedLoadBalancer implements ReactorServiceInstanceLoadBalancer 
       }
       return new EmptyResponse();
     }
-    EndpointSet set = endpointsFor(instances, request);
-    if (set == null) {
+    Registered reg = endpointsFor(instances, request);
+    if (reg == null) {
       return new EmptyResponse();
     }
-    try {
-      if (set.source != instances && isRetryExclusion(instances, request, set)) {
-        return pickAllowed(set, instances);
-      }
-      if (gate != null) {
-        return gated(set);
-      }
-      return new DefaultResponse(pickFrom(set));
-    } catch (NoEndpointException e) {
-      return new EmptyResponse();
+    if (reg.source != instances && isRetryExclusion(instances, request, reg)) {
+      return pickAllowed(reg, instances);
     }
+    if (gate != null) {
+      return gated(reg);
+    }
+    return response(pickFrom(reg));
   }
 
-  private WeightedServiceInstance pickFrom(EndpointSet set) {
-    long[] keys = set.keys;
-    if (keys != null) {
-      // The common case: the engine picks from the set we hold, and says only which index.
-      long epoch = set.epoch;
-      long r = service.pickIn(epoch);
-      if (r != Service.OTHER_EPOCH) {
-        int index = (int) r;
-        return new WeightedServiceInstance(set.instances[index], set.ids[index], service,
-            keys[index], epoch, index, (int) (r >>> 32), true, nanoClock);
-      }
-    }
-    return pickAny(set);
+  private static Response<ServiceInstance> response(WeightedServiceInstance w) {
+    return w == null ? new EmptyResponse() : new DefaultResponse(w);
   }
 
   /**
-   * The full pick: the set changed between our lookup and the pick, or its keys are unknown.
-   * Under discovery churn the engine's set can change twice between a pick and its lookup here
-   * (A, then B, then A again: the pick is from B, and neither the caller's set nor the current
-   * one has it); the pick is then cancelled and made again from the newer set.
+   * The engine's pick, as the instance of the set it was drawn from; null when there is none
+   * (an empty set, or a pick from a set that another writer registered with an endpoint this
+   * balancer does not know).
    */
-  private WeightedServiceInstance pickAny(EndpointSet set) {
-    long[] p = new long[3];
-    for (int attempt = 1; ; attempt++) {
-      service.pickInto(p);
-      Pick pick = Pick.fromPacked(p);
-      long epoch = pick.epoch();
-      int index = pick.index();
-      EndpointSet s = epoch == set.epoch ? set : current;
-      if (s != null && epoch == s.epoch && index >= 0 && index < s.instances.length) {
-        return new WeightedServiceInstance(s.instances[index], s.ids[index], service, pick.key(),
-            epoch, index, pick.flags(), true, nanoClock);
-      }
-      ResolvedPick r;
-      try {
-        r = resolveById(set, pick.key());
-      } catch (RuntimeException e) {
-        cancelQuietly(pick);
-        throw e;
-      }
-      if (r != null) {
-        return wrap(r, pick);
-      }
-      cancelQuietly(pick);  // never leave a tracked pick behind
-      if (attempt == RETRY_PICKS) {
-        throw new WeightedException(4, "WT_ERR_NOT_FOUND: " + RETRY_PICKS + " picks in a row "
-            + "landed on endpoints in no endpoint set this balancer registered for " + serviceId);
-      }
-    }
-  }
-
-  private void cancelQuietly(Pick pick) {
+  private WeightedServiceInstance pickFrom(Registered reg) {
+    Service svc = reg.table.service();
+    WeightedServiceInstance.PickState p;
     try {
-      service.cancel(pick);
-    } catch (RuntimeException ignored) {
-      // stale or closing: nothing is held then
+      p = reg.table.pick(new WeightedServiceInstance.PickState(svc));
+    } catch (NoEndpointException e) {
+      return null;
     }
+    EndpointTable.Entry<?> e = p.entry();
+    ServiceInstance instance;
+    if (e != null && reg.table.contains(e)) {
+      instance = reg.instances[e.index()];  // the current objects of the registered set
+    } else if (e != null && e.item() instanceof ServiceInstance si) {
+      instance = si;  // an older set of ours (or another balancer's), installed meanwhile
+    } else {
+      // A set registered by another writer of this service (ids only): ours by id, if we have it.
+      int i = e == null ? -1 : reg.table.indexOf(e.id());
+      if (i < 0) {
+        svc.cancel(p);
+        if (log.isWarnEnabled()) {
+          log.warn("weighted: " + serviceId + " picked " + p + ", which is in no set this "
+              + "balancer registered");
+        }
+        return null;
+      }
+      instance = reg.instances[i];
+    }
+    return new WeightedServiceInstance(instance, p.id(), p, nanoClock);
   }
 
   /** Re-picks endpoints the gate refuses (an open breaker); none permitted: no instance. */
-  private Response<ServiceInstance> gated(EndpointSet set) {
+  private Response<ServiceInstance> gated(Registered reg) {
     for (int attempt = 0; attempt < RETRY_PICKS; attempt++) {
-      WeightedServiceInstance w = pickFrom(set);
+      WeightedServiceInstance w = pickFrom(reg);
+      if (w == null) {
+        return new EmptyResponse();
+      }
       if (gate.tryAcquire(serviceId, w.getEndpointId())) {
         return new DefaultResponse(w);
       }
       w.cancel();
     }
-    for (int i = 0; i < set.ids.length; i++) {  // the picks were unlucky, or all are refused
-      if (gate.tryAcquire(serviceId, set.ids[i])) {
-        long key = service.endpointKey(set.ids[i]);
-        return new DefaultResponse(new WeightedServiceInstance(set.instances[i], set.ids[i],
-            service, key, 0, i, 0, false, nanoClock));
+    EndpointTable<ServiceInstance> table = reg.table;
+    for (int i = 0; i < table.size(); i++) {  // the picks were unlucky, or all are refused
+      if (gate.tryAcquire(serviceId, table.id(i))) {
+        return new DefaultResponse(unpicked(reg, i));
       }
     }
     if (log.isWarnEnabled()) {
@@ -267,13 +278,16 @@ public class WeightedLoadBalancer implements ReactorServiceInstanceLoadBalancer 
   }
 
   /** A retry excluded some instances: re-pick until an allowed one comes up, else take any. */
-  private Response<ServiceInstance> pickAllowed(EndpointSet set, List<ServiceInstance> allowed) {
+  private Response<ServiceInstance> pickAllowed(Registered reg, List<ServiceInstance> allowed) {
     Set<String> ids = new HashSet<>();
     for (ServiceInstance i : allowed) {
       ids.add(Endpoints.id(i));
     }
     for (int attempt = 0; attempt < RETRY_PICKS; attempt++) {
-      WeightedServiceInstance w = pickFrom(set);
+      WeightedServiceInstance w = pickFrom(reg);
+      if (w == null) {
+        return new EmptyResponse();
+      }
       if (ids.contains(w.getEndpointId())) {
         return new DefaultResponse(w);
       }
@@ -282,66 +296,29 @@ public class WeightedLoadBalancer implements ReactorServiceInstanceLoadBalancer 
     // Every pick landed on an excluded instance (e.g. one healthy endpoint takes all traffic):
     // take the first allowed one; its outcome is still reported, without an in-flight count.
     for (ServiceInstance i : allowed) {
-      String id = Endpoints.id(i);
-      Integer idx = set.indexById.get(id);
-      if (idx != null) {
-        long key = service.endpointKey(id);
-        return new DefaultResponse(new WeightedServiceInstance(set.instances[idx], id, service, key,
-            0, idx, 0, false, nanoClock));
+      int idx = reg.table.indexOf(Endpoints.id(i));
+      if (idx >= 0) {
+        return new DefaultResponse(unpicked(reg, idx));
       }
     }
     return new EmptyResponse();
   }
 
-  private WeightedServiceInstance wrap(ResolvedPick r, Pick p) {
-    return new WeightedServiceInstance(r.instance, r.id, service, p.key(), p.epoch(), p.index(),
-        p.flags(), true, nanoClock);
+  /** Endpoint {@code i} of the registered set, chosen without the engine. */
+  private WeightedServiceInstance unpicked(Registered reg, int i) {
+    EndpointTable.Entry<ServiceInstance> e = reg.table.entry(i);
+    return new WeightedServiceInstance(reg.instances[i], e.id(),
+        new WeightedServiceInstance.PickState(reg.table.service(), e), nanoClock);
   }
-
-  private record ResolvedPick(ServiceInstance instance, String id) {}
-
-  /**
-   * The set changed between our registration and the pick (another thread's discovery update):
-   * find the endpoint by id, in the caller's set or the current one; null if in neither. Rare,
-   * so a String crossing JNI is fine here.
-   */
-  private ResolvedPick resolveById(EndpointSet set, long key) {
-    String id;
-    try {
-      id = service.endpointId(key);
-    } catch (StaleEndpointException e) {
-      return null;  // removed since the pick by a newer set: pick again
-    }
-    ResolvedPick r = find(id, current, set);
-    if (r == null) {
-      // The pick may come from a set another thread registered but has not published yet:
-      // registration holds this lock until `current` is set.
-      synchronized (this) {
-        r = find(id, current, set);
-      }
-    }
-    return r;
-  }
-
-  private static ResolvedPick find(String id, EndpointSet a, EndpointSet b) {
-    for (EndpointSet candidate : new EndpointSet[] {a, b}) {
-      Integer idx = candidate == null ? null : candidate.indexById.get(id);
-      if (idx != null) {
-        return new ResolvedPick(candidate.instances[idx], id);
-      }
-    }
-    return null;
-  }
-
 
   private static boolean isRetryExclusion(List<ServiceInstance> instances, Request<?> request,
-      EndpointSet set) {
+      Registered reg) {
     if (request == null || !(request.getContext() instanceof RetryableRequestContext ctx)
-        || ctx.getPreviousServiceInstance() == null || instances.size() >= set.instances.length) {
+        || ctx.getPreviousServiceInstance() == null || instances.size() >= reg.table.size()) {
       return false;
     }
     for (ServiceInstance i : instances) {
-      if (!set.indexById.containsKey(Endpoints.id(i))) {
+      if (reg.table.indexOf(Endpoints.id(i)) < 0) {
         return false;
       }
     }
@@ -349,15 +326,15 @@ public class WeightedLoadBalancer implements ReactorServiceInstanceLoadBalancer 
   }
 
   /** The registered set for this list, registering it with the engine if discovery changed it. */
-  private EndpointSet endpointsFor(List<ServiceInstance> instances, Request<?> request) {
-    EndpointSet cur = current;
+  private Registered endpointsFor(List<ServiceInstance> instances, Request<?> request) {
+    Registered cur = current;
     if (cur != null && cur.matches(instances)) {
       return cur;
     }
     if (cur != null && isRetryExclusion(instances, request, cur)) {
       return cur;  // a retry's list is never the new set: see the class comment
     }
-    EndpointSet candidate = EndpointSet.of(instances);
+    Candidate candidate = Candidate.of(instances);
     if (candidate.instances.length == 0) {
       return cur;  // every instance has weight 0: keep the engine's set, send nothing new
     }
@@ -366,78 +343,40 @@ public class WeightedLoadBalancer implements ReactorServiceInstanceLoadBalancer 
       if (cur != null && cur.matches(instances)) {
         return cur;  // another thread registered this list meanwhile
       }
-      if (cur != null && cur.sameEndpoints(candidate)) {
+      Service svc = service;
+      EndpointTable<ServiceInstance> table;
+      if (cur != null && cur.table.service() == svc && candidate.sameEndpoints(cur)) {
         // Same ids, weights and (equal) instances, e.g. only the order of metadata text
         // changed: nothing for the engine, but remember this list so the next call is fast.
-        candidate.epoch = cur.epoch;
-        candidate.keys = cur.keys;
+        table = cur.table;
       } else {
-        candidate.epoch = service.setEndpoints(candidate.ids, candidate.weights);
-        candidate.keys = keysOf(candidate.ids);
+        table = svc.setEndpoints(Arrays.asList(candidate.instances), candidate.ids,
+            candidate.weights);
       }
-      candidate.remember(instances);
-      current = candidate;
+      Registered reg = new Registered(table, candidate.instances, instances);
+      current = reg;
       if (log.isDebugEnabled()) {
         log.debug("weighted: " + serviceId + " endpoints " + Arrays.toString(candidate.ids)
-            + " weights " + Arrays.toString(candidate.weights) + " (epoch " + candidate.epoch + ")");
+            + " weights " + Arrays.toString(candidate.weights) + " (epoch " + table.epoch() + ")");
       }
-      return candidate;
+      return reg;
     }
   }
 
-  /** The engine's keys of a set just registered; null (full picks only) if one is missing. */
-  private long[] keysOf(String[] ids) {
-    long[] keys = new long[ids.length];
-    try {
-      for (int i = 0; i < ids.length; i++) {
-        keys[i] = service.endpointKey(ids[i]);
-      }
-      return keys;
-    } catch (WeightedException e) {
-      return null;  // another writer changed the service's set meanwhile
-    }
-  }
-
-  /** One endpoint set as registered with the engine. Index i is the engine's pick index i. */
-  static final class EndpointSet {
-    private static final Set<Class<?>> IMMUTABLE_LISTS = new HashSet<>(List.of(
-        List.of().getClass(), List.of(1).getClass(), List.of(1, 2, 3).getClass(),
-        Collections.emptyList().getClass(), Collections.singletonList(1).getClass()));
-
-    final ServiceInstance[] instances;
-    final String[] ids;
-    final double[] weights;
-    final Map<String, Integer> indexById;
-    volatile long epoch;
-    /** The engine's key of each endpoint (for complete); null: unknown, picks take the full path. */
-    long[] keys;
-    /** The list this set was built from (identity fast path) and its elements. */
-    volatile List<ServiceInstance> source;
-    private ServiceInstance[] sourceElements = new ServiceInstance[0];
-    /** {@code source} cannot change in place (List.of, List.copyOf, Stream.toList). */
-    private boolean sourceImmutable;
-
-    private EndpointSet(ServiceInstance[] instances, String[] ids, double[] weights,
-        Map<String, Integer> indexById) {
-      this.instances = instances;
-      this.ids = ids;
-      this.weights = weights;
-      this.indexById = indexById;
-    }
-
-    static EndpointSet of(List<ServiceInstance> list) {
+  /** The endpoints a discovered list makes: weight 0 and duplicate host:port left out. */
+  private record Candidate(ServiceInstance[] instances, String[] ids, double[] weights) {
+    static Candidate of(List<ServiceInstance> list) {
       List<ServiceInstance> kept = new ArrayList<>(list.size());
       List<String> ids = new ArrayList<>(list.size());
       List<Double> weights = new ArrayList<>(list.size());
-      Map<String, Integer> index = new HashMap<>();
+      Set<String> seen = new HashSet<>();
       for (ServiceInstance raw : list) {
         ServiceInstance i = WeightedServiceInstance.unwrap(raw);
         String id = Endpoints.id(i);
         double w = Endpoints.baseWeight(i);
-        if (w <= 0 || index.containsKey(id)) {
+        if (w <= 0 || !seen.add(id)) {
           continue;  // weight 0 means "send nothing"; a duplicate host:port is the same endpoint
         }
-        index.put(id, kept.size());
         kept.add(i);
         ids.add(id);
         weights.add(w);
@@ -446,14 +385,50 @@ public class WeightedLoadBalancer implements ReactorServiceInstanceLoadBalancer 
       for (int k = 0; k < w.length; k++) {
         w[k] = weights.get(k);
       }
-      return new EndpointSet(kept.toArray(new ServiceInstance[0]), ids.toArray(new String[0]), w,
-          index);
+      return new Candidate(kept.toArray(new ServiceInstance[0]), ids.toArray(new String[0]), w);
     }
 
-    void remember(List<ServiceInstance> list) {
-      sourceElements = list.toArray(new ServiceInstance[0]);
-      sourceImmutable = IMMUTABLE_LISTS.contains(list.getClass());
-      source = list;
+    boolean sameEndpoints(Registered reg) {
+      EndpointTable<ServiceInstance> t = reg.table;
+      if (t.size() != ids.length) {
+        return false;
+      }
+      for (int i = 0; i < ids.length; i++) {
+        if (!ids[i].equals(t.id(i)) || weights[i] != t.baseWeight(i)
+            || !Objects.equals(instances[i], reg.instances[i])) {
+          return false;
+        }
+      }
+      return true;
+    }
+  }
+
+  /**
+   * The set this balancer registered (the engine's table: items, ids, keys, by pick index), the
+   * current objects for its endpoints (equal to the table's items; newer when discovery handed
+   * out equal new instances), and the list it was registered from, to tell whether the
+   * supplier's next list still describes it.
+   */
+  static final class Registered {
+    private static final Set<Class<?>> IMMUTABLE_LISTS = new HashSet<>(List.of(
+        List.of().getClass(), List.of(1).getClass(), List.of(1, 2, 3).getClass(),
+        Collections.emptyList().getClass(), Collections.singletonList(1).getClass()));
+
+    final EndpointTable<ServiceInstance> table;
+    final ServiceInstance[] instances;
+    /** The list this set was built from (identity fast path) and its elements. */
+    final List<ServiceInstance> source;
+    private final ServiceInstance[] sourceElements;
+    /** {@code source} cannot change in place (List.of, List.copyOf, Stream.toList). */
+    private final boolean sourceImmutable;
+
+    Registered(EndpointTable<ServiceInstance> table, ServiceInstance[] instances,
+        List<ServiceInstance> source) {
+      this.table = table;
+      this.instances = instances;
+      this.sourceElements = source.toArray(new ServiceInstance[0]);
+      this.sourceImmutable = IMMUTABLE_LISTS.contains(source.getClass());
+      this.source = source;
     }
 
     /**
@@ -486,11 +461,6 @@ public class WeightedLoadBalancer implements ReactorServiceInstanceLoadBalancer 
       b = WeightedServiceInstance.unwrap(b);
       return a == b || (a.equals(b) && a.getPort() == b.getPort()
           && Objects.equals(a.getHost(), b.getHost()) && Endpoints.sameWeightMetadata(a, b));
-    }
-
-    boolean sameEndpoints(EndpointSet o) {
-      return Arrays.equals(ids, o.ids) && Arrays.equals(weights, o.weights)
-          && Arrays.equals(instances, o.instances);
     }
   }
 }

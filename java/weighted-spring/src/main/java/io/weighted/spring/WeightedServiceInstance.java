@@ -1,12 +1,14 @@
 package io.weighted.spring;
 
+import io.weighted.jni.EndpointTable;
 import io.weighted.jni.Outcome;
+import io.weighted.jni.Picked;
 import io.weighted.jni.Service;
 import io.weighted.jni.WeightedException;
-import java.net.URI;
-import java.util.Map;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
+import java.net.URI;
+import java.util.Map;
 import java.util.function.LongSupplier;
 import org.springframework.cloud.client.ServiceInstance;
 
@@ -36,8 +38,11 @@ public final class WeightedServiceInstance implements ServiceInstance {
   private volatile long startNanos;  // 0 until markStarted()
   private volatile double latencyMs = Double.NaN;
 
-  /** The pick and whether it is finished. */
-  private static final class PickState {
+  /**
+   * The engine's pick (or, {@code viaPick} false, an endpoint chosen without one) and whether it
+   * is finished: one object with the pick's fields, filled by the engine's answer.
+   */
+  static final class PickState extends Picked {
     private static final VarHandle FINISHED;
 
     static {
@@ -49,20 +54,20 @@ public final class WeightedServiceInstance implements ServiceInstance {
     }
 
     final Service service;
-    final long key;
-    final long epoch;
-    final int index;
-    final int flags;
     final boolean viaPick;
     volatile int finished;  // 0 open, 1 finished
 
-    PickState(Service service, long key, long epoch, int index, int flags, boolean viaPick) {
+    /** Filled by {@link Service#pick(Picked)}. */
+    PickState(Service service) {
       this.service = service;
-      this.key = key;
-      this.epoch = epoch;
-      this.index = index;
-      this.flags = flags;
-      this.viaPick = viaPick;
+      this.viaPick = true;
+    }
+
+    /** An endpoint chosen without a pick: its outcome is reported by key, nothing is held. */
+    PickState(Service service, EndpointTable.Entry<?> entry) {
+      super(entry);
+      this.service = service;
+      this.viaPick = false;
     }
 
     boolean finish() {
@@ -72,19 +77,19 @@ public final class WeightedServiceInstance implements ServiceInstance {
     void cancelInEngine() {
       if (viaPick) {
         try {
-          service.cancel(new io.weighted.jni.Pick(key, epoch, index, flags));
+          service.cancel(this);
         } catch (WeightedException | IllegalStateException ignored) {
-          // stale (the endpoint left the set) or the engine is closing
+          // stale (the endpoint left the set) or the service is gone (removed, engine closed)
         }
       }
     }
   }
 
-  WeightedServiceInstance(ServiceInstance delegate, String endpointId, Service service, long key,
-      long epoch, int index, int flags, boolean viaPick, LongSupplier nanoClock) {
+  WeightedServiceInstance(ServiceInstance delegate, String endpointId, PickState pick,
+      LongSupplier nanoClock) {
     this.delegate = delegate;
     this.endpointId = endpointId;
-    this.pick = new PickState(service, key, epoch, index, flags, viaPick);
+    this.pick = pick;
     this.nanoClock = nanoClock;
   }
 
@@ -100,7 +105,7 @@ public final class WeightedServiceInstance implements ServiceInstance {
 
   /** True when the engine chose this instance as a probe of a half-isolated endpoint. */
   public boolean isProbe() {
-    return (pick.flags & io.weighted.jni.Pick.PROBE) != 0;
+    return pick.isProbe();
   }
 
   /** The request is about to be sent: latency is measured from here. */
@@ -123,15 +128,14 @@ public final class WeightedServiceInstance implements ServiceInstance {
     this.latencyMs = latencyMs;
     try {
       if (pick.viaPick) {
-        pick.service.complete(pick.key, pick.epoch, pick.index, pick.flags, latencyMs,
-            outcome.code());
+        pick.service.complete(pick, latencyMs, outcome);
       } else {
-        pick.service.report(pick.key, latencyMs, outcome);
+        pick.service.report(pick.key(), latencyMs, outcome);
       }
       return true;
     } catch (WeightedException | IllegalStateException e) {
-      // Stale (the endpoint left the set meanwhile: the engine counted it as stale) or the
-      // engine is closing: nothing for the caller's request to do about it.
+      // Stale (the endpoint left the set meanwhile: the engine counted it as stale), or the
+      // service is gone (removed, or the engine closed): nothing for the caller's request to do.
       return false;
     }
   }

@@ -24,7 +24,7 @@ import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
 /**
- * The checks that let choose() skip rebuilding the endpoint set (EndpointSet.matches) and the
+ * The checks that let choose() skip rebuilding the endpoint set (Registered.matches) and the
  * one-operator path for synchronous suppliers: whatever shape the supplier's lists take, the
  * engine's set follows discovery exactly and every pick maps to the instance it names.
  */

@@ -359,6 +359,21 @@ class WeightedLoadBalancerTests {
   }
 
   @Test
+  void aRemovedServiceIsReplacedAndTheListRegisteredAgain() {
+    WeightedLoadBalancer lb = balancer(instance("h1"), instance("h2"));
+    WeightedServiceInstance open = (WeightedServiceInstance) lb.choose().block().getServer();
+    io.weighted.jni.Service removed = lb.getService();
+    removed.remove();
+    assertThat(removed.isClosed()).isTrue();
+    Map<String, Integer> c = counts(lb, 200, new DefaultRequest<>());
+    assertThat(c).containsOnlyKeys("h1", "h2");
+    assertThat(lb.getService()).isNotSameAs(removed);
+    assertThat(((Number) service().get("epoch")).intValue()).isEqualTo(1);  // a new service
+    open.markStarted();
+    assertThat(open.complete(Outcome.SUCCESS)).isFalse();  // its service is gone: a no-op
+  }
+
+  @Test
   void selectedInstanceCallbackIsCalled() {
     List<ServiceInstance> selected = new ArrayList<>();
     class Callback implements ServiceInstanceListSupplier, SelectedInstanceCallback {

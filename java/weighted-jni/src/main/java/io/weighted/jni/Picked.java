@@ -1,0 +1,96 @@
+package io.weighted.jni;
+
+/**
+ * A pick resolved to its endpoint's {@link EndpointTable.Entry}: filled by
+ * {@link Service#pick(Picked)}, finished by {@link Service#complete(Picked, double, Outcome)} or
+ * {@link Service#cancel(Picked)}. One object per pick; subclass it to carry state of your own
+ * with the pick (the Spring balancer does), without a second allocation.
+ *
+ * <p>{@link #flags()} holds the {@link Pick} bits; {@link #ticket()} is the engine's (which
+ * controller cycle counted a tracked pick): both go back to the engine as they came.
+ */
+public class Picked {
+  // Written by Service.pick, some from native code (bindings/jni/service.cc): the field names
+  // are part of the glue.
+  EndpointTable.Entry<?> entry;
+  long key;
+  long epoch;
+  int index;
+  int flags;
+  int ticket;
+  int status;
+
+  public Picked() {}
+
+  /**
+   * Not a pick: an endpoint the caller chose itself (a fallback), with the entry's key, epoch and
+   * index and no flags, so that its outcome can still be reported by key
+   * ({@link Service#report(long, double, Outcome)}). Never complete or cancel it.
+   */
+  protected Picked(EndpointTable.Entry<?> entry) {
+    this.entry = entry;
+    this.key = entry.key();
+    this.epoch = entry.epoch();
+    this.index = entry.index();
+  }
+
+  /** The entry of the set the pick came from; null for a set registered without entries. */
+  public final EndpointTable.Entry<?> entry() {
+    return entry;
+  }
+
+  /** The caller's item for the endpoint, or null (see {@link #entry()}). */
+  public final Object item() {
+    EndpointTable.Entry<?> e = entry;
+    return e == null ? null : e.item();
+  }
+
+  /** The endpoint's id, or null (see {@link #entry()}). */
+  public final String id() {
+    EndpointTable.Entry<?> e = entry;
+    return e == null ? null : e.id();
+  }
+
+  public final long key() {
+    return key;
+  }
+
+  public final long epoch() {
+    return epoch;
+  }
+
+  public final int index() {
+    return index;
+  }
+
+  public final int flags() {
+    return flags;
+  }
+
+  public final int ticket() {
+    return ticket;
+  }
+
+  public final boolean isProbe() {
+    return (flags & Pick.PROBE) != 0;
+  }
+
+  public final boolean isPanic() {
+    return (flags & Pick.PANIC) != 0;
+  }
+
+  public final boolean isTracked() {
+    return (flags & Pick.TRACKED) != 0;
+  }
+
+  /** The same pick as a {@link Pick} value. */
+  public final Pick toPick() {
+    return new Pick(key, epoch, index, flags, ticket);
+  }
+
+  @Override
+  public String toString() {
+    return "Picked[" + (entry == null ? Long.toHexString(key) : entry.id()) + ", epoch " + epoch
+        + (isProbe() ? ", probe" : "") + (isTracked() ? ", tracked" : "") + "]";
+  }
+}
