@@ -271,7 +271,8 @@ WT_API wt_status wt_service_pick(wt_service* service, wt_pick* out);
  * JNI local reference, Py_INCREF). Runs on the calling thread; it must not call into the library. */
 typedef void (*wt_pin_fn)(void* ctx, void* user);
 
-/* As wt_service_pick(), and pins out->user with pin(ctx, user) when it is not NULL. */
+/* As wt_service_pick(), and pins out->user with pin(ctx, user) when it is not NULL. pin runs
+ * after *out is filled (ctx may point at out to read the pick's epoch, index or flags). */
 WT_API wt_status wt_service_pick_pinned(wt_service* service, wt_pick* out, wt_pin_fn pin,
                                         void* ctx);
 
