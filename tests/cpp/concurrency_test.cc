@@ -28,7 +28,9 @@ TEST(Concurrency, ChurnAndReloadLoseNoReportAndPickOnlyLiveEndpoints) {
   std::atomic<int> pickers_left{2};
   std::atomic<uint64_t> attempts{0}, recorded{0}, stale{0}, bad_picks{0}, max_epoch{0};
   auto picker = [&] {
-    for (int i = 0; i < 30000; ++i) {
+    // At least 30000 operations, and until picks have met a set installed while they ran: on a
+    // loaded machine the churn thread may not have started before 30000 picks are done.
+    for (int i = 0; i < 30000 || max_epoch.load() < 3; ++i) {
       ++attempts;
       wt_pick p = WT_PICK_INIT;
       if (wt_service_pick(h.svc(), &p) != WT_OK) { ++bad_picks; continue; }
