@@ -23,11 +23,8 @@ extern jmethodID g_event_from_native;  // static Event fromNative(int, long, byt
                                        //                        double, double, byte[])
 extern jfieldID g_entry_key;      // EndpointTable.Entry.key (long)
 extern jfieldID g_entry_epoch;    // EndpointTable.Entry.epoch (long)
-extern jfieldID g_picked_entry;   // Picked.entry (EndpointTable.Entry)
-extern jfieldID g_picked_key;     // Picked.key (long)
-extern jfieldID g_picked_epoch;   // Picked.epoch (long)
-extern jfieldID g_picked_index;   // Picked.index (int)
-extern jfieldID g_picked_status;  // Picked.status (int)
+extern jclass g_native_library_class;  // io.weighted.jni.NativeLibrary (global ref)
+extern jmethodID g_check_call;         // static void checkCall(int)
 
 // The engine releases the global references behind endpoint sets' user pointers from threads the
 // JVM may not know, under its own locks (wt_endpoints_options.release_user), so it only queues

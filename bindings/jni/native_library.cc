@@ -8,34 +8,27 @@ jclass g_event_class = nullptr;
 jmethodID g_event_from_native = nullptr;
 jfieldID g_entry_key = nullptr;
 jfieldID g_entry_epoch = nullptr;
-jfieldID g_picked_entry = nullptr;
-jfieldID g_picked_key = nullptr;
-jfieldID g_picked_epoch = nullptr;
-jfieldID g_picked_index = nullptr;
-jfieldID g_picked_status = nullptr;
+jclass g_native_library_class = nullptr;
+jmethodID g_check_call = nullptr;
 }  // namespace wtjni
 
 namespace {
-// Field IDs stay valid while the class is loaded, and the classes are the library's own: the
-// library is loaded by (and lives as long as) their class loader.
-bool CacheFields(JNIEnv* env) {
+// Field and method IDs stay valid while the class is loaded, and the classes are the library's
+// own: the library is loaded by (and lives as long as) their class loader. checkCall is how a
+// native whose return is a value, not a status, reports a failure (service.cc, ThrowStatus).
+bool CacheIds(JNIEnv* env) {
   jclass entry = env->FindClass("io/weighted/jni/EndpointTable$Entry");
   if (entry == nullptr) return false;
   wtjni::g_entry_key = env->GetFieldID(entry, "key", "J");
   wtjni::g_entry_epoch = env->GetFieldID(entry, "epoch", "J");
   env->DeleteLocalRef(entry);
-  jclass picked = env->FindClass("io/weighted/jni/Picked");
-  if (picked == nullptr) return false;
-  wtjni::g_picked_entry =
-      env->GetFieldID(picked, "entry", "Lio/weighted/jni/EndpointTable$Entry;");
-  wtjni::g_picked_key = env->GetFieldID(picked, "key", "J");
-  wtjni::g_picked_epoch = env->GetFieldID(picked, "epoch", "J");
-  wtjni::g_picked_index = env->GetFieldID(picked, "index", "I");
-  wtjni::g_picked_status = env->GetFieldID(picked, "status", "I");
-  env->DeleteLocalRef(picked);
-  return wtjni::g_entry_key && wtjni::g_entry_epoch && wtjni::g_picked_entry &&
-         wtjni::g_picked_key && wtjni::g_picked_epoch && wtjni::g_picked_index &&
-         wtjni::g_picked_status;
+  jclass lib = env->FindClass("io/weighted/jni/NativeLibrary");
+  if (lib == nullptr) return false;
+  wtjni::g_native_library_class = static_cast<jclass>(env->NewGlobalRef(lib));
+  env->DeleteLocalRef(lib);
+  if (wtjni::g_native_library_class == nullptr) return false;
+  wtjni::g_check_call = env->GetStaticMethodID(wtjni::g_native_library_class, "checkCall", "(I)V");
+  return wtjni::g_entry_key && wtjni::g_entry_epoch && wtjni::g_check_call;
 }
 }  // namespace
 
@@ -52,7 +45,7 @@ extern "C" JNIEXPORT jint JNICALL JNI_OnLoad(JavaVM* vm, void*) {
   env->DeleteLocalRef(local);
   wtjni::g_event_from_native = env->GetStaticMethodID(
       wtjni::g_event_class, "fromNative", "(IJ[B[BDD[B)Lio/weighted/jni/Event;");
-  if (wtjni::g_event_from_native == nullptr || !CacheFields(env)) {
+  if (wtjni::g_event_from_native == nullptr || !CacheIds(env)) {
     return JNI_ERR;
   }
   return JNI_VERSION_10;
@@ -65,6 +58,10 @@ extern "C" JNIEXPORT void JNICALL JNI_OnUnload(JavaVM* vm, void*) {
     wtjni::DeleteReleased(env);
     env->DeleteGlobalRef(wtjni::g_event_class);
     wtjni::g_event_class = nullptr;
+    if (wtjni::g_native_library_class != nullptr) {
+      env->DeleteGlobalRef(wtjni::g_native_library_class);
+      wtjni::g_native_library_class = nullptr;
+    }
   }
 }
 

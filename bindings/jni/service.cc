@@ -3,10 +3,9 @@
 //
 // Endpoint sets carry the Java EndpointTable.Entry of each endpoint as its spec's user pointer, so
 // a pick answers with the entry of the very set it was drawn from (wt_service_pick_pinned). Each
-// user pointer is a Slot: a JNI global reference to the entry, and the Registration of its set.
+// user pointer is a Slot holding a JNI global reference to the entry.
 #include <atomic>
 #include <cstdint>
-#include <memory>
 #include <string>
 #include <vector>
 
@@ -16,32 +15,10 @@
 namespace {
 wt_service* S(jlong p) { return reinterpret_cast<wt_service*>(p); }
 
-struct Registration;
-
 struct Slot {
   jobject entry = nullptr;  // global reference to the EndpointTable.Entry
-  Registration* reg = nullptr;
   Slot* next = nullptr;     // in the released queue
 };
-
-// One set_endpoints call's entries. An entry learns its key and epoch only after the engine has
-// installed the set, so a pick racing the installing call may meet an entry that does not know
-// them yet: `published` tells the pick to hand over its own key and epoch then. `id` names the
-// registration for the Java EndpointTable that holds its entries (never reused, unlike an
-// address).
-std::atomic<uint64_t> g_next_registration{1};
-
-struct Registration {
-  explicit Registration(size_t n) : slots(n), unreleased(n + 1) {}  // + the installing call
-  const uint64_t id = g_next_registration.fetch_add(1, std::memory_order_relaxed);
-  std::vector<Slot> slots;
-  std::atomic<bool> published{false};
-  std::atomic<size_t> unreleased;
-};
-
-void Unref(Registration* reg) {
-  if (reg->unreleased.fetch_sub(1, std::memory_order_acq_rel) == 1) delete reg;
-}
 
 // A lock-free stack: release_user may run under the engine's locks, on a thread the JVM does not
 // know, so it neither calls into the JVM nor allocates.
@@ -56,6 +33,14 @@ void QueueReleased(void* user) {
                                              std::memory_order_relaxed));
 }
 
+void DeleteSlots(JNIEnv* env, std::vector<Slot*>& slots) {
+  for (Slot* slot : slots) {
+    env->DeleteGlobalRef(slot->entry);
+    delete slot;
+  }
+  slots.clear();
+}
+
 wt_pick MakePick(jlong key, jlong epoch, jint index, jint flags, jint ticket) {
   wt_pick p = WT_PICK_INIT;
   p.key = static_cast<uint64_t>(key);
@@ -66,35 +51,50 @@ wt_pick MakePick(jlong key, jlong epoch, jint index, jint flags, jint ticket) {
   return p;
 }
 
-// What a pick from the caller's own table returns, (ticket << 32) | (index << 8) | flags: every
-// index fits (limits.max_endpoints_per_service is at most 1 000 000), and so do today's flags.
+// pickPinned0's answer, never negative (Service.java reads the same layout):
+//   bits  0..31  ticket     bits 32..55  index     bits 56..61  flags
+//   bit  62      kOther: not a pick from the caller's table, the other bits are 0, and
+//                takeOther0 hands over the entry and the whole pick.
+// Every index fits (limits.max_endpoints_per_service is at most 1 000 000), and so do today's
+// flags; a pick that does not fit takes the other way rather than lose bits.
+constexpr uint64_t kOther = uint64_t{1} << 62;
 constexpr uint32_t kMaxPackedIndex = 0xffffff;
-constexpr uint32_t kMaxPackedFlags = 0xff;
+constexpr uint32_t kMaxPackedFlags = 0x3f;
+
+bool FromHeld(const wt_pick& p, uint64_t held) {
+  return p.epoch == held && p.index <= kMaxPackedIndex && p.flags <= kMaxPackedFlags;
+}
+
+// A pick that is not from the caller's table, waiting for this thread's takeOther0 (the Java
+// side calls it right after pickPinned0 says kOther). The global reference keeps the entry
+// alive across the gap, when another thread may release its set.
+thread_local jobject t_other_entry = nullptr;
+thread_local wt_pick t_other_pick;
 
 struct PinContext {
   JNIEnv* env;
-  jobject into;
-  uint64_t held;       // the registration of the table the caller holds (0: none)
-  const wt_pick* pick;  // complete when pin runs: it pins pick->user
-  bool held_hit = false;
+  uint64_t held;        // the epoch of the table the caller holds (0: none; epochs start at 1)
+  const wt_pick* pick;  // complete when pin runs (weighted.h)
+  jobject other = nullptr;
   bool pinned = false;
-  bool published = true;
 };
 
 // The set cannot be released while this runs. An entry of the table the caller holds needs no
-// reference (the table holds it): the common case costs no call into the JVM. Any other entry is
-// stored in the caller's Picked, which holds it from then on.
+// reference (the table holds it) and is known by the pick's epoch alone, so the common case
+// reads nothing but the pick; any other entry gets a global reference.
 void PinEntry(void* ctx, void* user) {
   auto* c = static_cast<PinContext*>(ctx);
-  auto* slot = static_cast<Slot*>(user);
-  if (slot->reg->id == c->held && c->pick->index <= kMaxPackedIndex &&
-      c->pick->flags <= kMaxPackedFlags) {
-    c->held_hit = true;
-    return;
-  }
-  c->env->SetObjectField(c->into, wtjni::g_picked_entry, slot->entry);
+  if (FromHeld(*c->pick, c->held)) [[likely]] return;
+  c->other = c->env->NewGlobalRef(static_cast<Slot*>(user)->entry);
   c->pinned = true;
-  c->published = slot->reg->published.load(std::memory_order_acquire);
+}
+
+// The one place a failed status becomes an exception is Java's NativeLibrary.checkCall: the
+// exception it throws is pending when the native returns, so no return value has to mean
+// "failed".
+void ThrowStatus(JNIEnv* env, wt_status s) {
+  env->CallStaticVoidMethod(wtjni::g_native_library_class, wtjni::g_check_call,
+                            static_cast<jint>(s));
 }
 }  // namespace
 
@@ -103,14 +103,16 @@ void wtjni::DeleteReleased(JNIEnv* env) {
   while (slot != nullptr) {
     Slot* next = slot->next;
     env->DeleteGlobalRef(slot->entry);
-    Unref(slot->reg);
+    delete slot;
     slot = next;
   }
 }
 
+// `installed` (null outside tests) runs once the set is live and before its entries learn their
+// keys and epoch: the window in which a pick must carry its own.
 JNIEXPORT jint JNICALL Java_io_weighted_jni_Service_setEndpoints0(
     JNIEnv* env, jclass, jlong service, jobjectArray ids, jdoubleArray weights,
-    jobjectArray entries, jlongArray out_keys, jlongArray out_epoch_and_id) {
+    jobjectArray entries, jlongArray out_keys, jlongArray out_epoch, jobject installed) {
   const jsize n = env->GetArrayLength(ids);
   const size_t count = static_cast<size_t>(n);
   std::vector<std::string> id_storage(count);
@@ -122,22 +124,22 @@ JNIEXPORT jint JNICALL Java_io_weighted_jni_Service_setEndpoints0(
     env->DeleteLocalRef(bytes);
     if (!ok) return wtjni::kJavaException;
   }
-  auto* reg = new Registration(count);
+  std::vector<Slot*> slots;
+  slots.reserve(count);
   std::vector<wt_endpoint_spec> specs(count);
   for (size_t i = 0; i < count; ++i) {
     jobject entry = env->GetObjectArrayElement(entries, static_cast<jsize>(i));
-    reg->slots[i].entry = entry == nullptr ? nullptr : env->NewGlobalRef(entry);
-    reg->slots[i].reg = reg;
+    jobject global = entry == nullptr ? nullptr : env->NewGlobalRef(entry);
     env->DeleteLocalRef(entry);
-    if (reg->slots[i].entry == nullptr) {  // out of memory (Java never passes a null entry)
-      for (size_t k = 0; k < i; ++k) env->DeleteGlobalRef(reg->slots[k].entry);
-      delete reg;
+    if (global == nullptr) {  // out of memory (Java never passes a null entry)
+      DeleteSlots(env, slots);
       return env->ExceptionCheck() ? wtjni::kJavaException : static_cast<jint>(WT_ERR_NO_MEMORY);
     }
+    slots.push_back(new Slot{global});
     specs[i] = WT_ENDPOINT_SPEC_INIT;
     specs[i].id = id_storage[i].c_str();
     specs[i].base_weight = w[i];
-    specs[i].user = &reg->slots[i];
+    specs[i].user = slots.back();
   }
   wt_endpoints_options options = WT_ENDPOINTS_OPTIONS_INIT;
   options.release_user = QueueReleased;
@@ -146,28 +148,32 @@ JNIEXPORT jint JNICALL Java_io_weighted_jni_Service_setEndpoints0(
   wt_status s = wt_service_set_endpoints(S(service), specs.data(), count, &options, keys.data(),
                                          &epoch);
   if (s != WT_OK) {  // the engine kept none of the user pointers
-    for (Slot& slot : reg->slots) env->DeleteGlobalRef(slot.entry);
-    delete reg;
+    DeleteSlots(env, slots);
     return s;
   }
-  // The set is live and picks may already return its entries; they read key and epoch from the
-  // pick itself until `published` says the entries know them.
-  // Local references: another thread may replace and release the set meanwhile, deleting the
-  // slots' global ones.
+  // From here the engine owns the slots: another thread may replace and release the set at any
+  // time, so only the Java array's references are used below.
+  jthrowable hook_failure = nullptr;
+  if (installed != nullptr) {
+    jclass cls = env->GetObjectClass(installed);
+    env->CallVoidMethod(installed, env->GetMethodID(cls, "run", "()V"));
+    env->DeleteLocalRef(cls);
+    hook_failure = env->ExceptionOccurred();
+    env->ExceptionClear();  // the entries must still learn their keys
+  }
   for (size_t i = 0; i < count; ++i) {
     jobject entry = env->GetObjectArrayElement(entries, static_cast<jsize>(i));
     env->SetLongField(entry, wtjni::g_entry_key, static_cast<jlong>(keys[i]));
     env->SetLongField(entry, wtjni::g_entry_epoch, static_cast<jlong>(epoch));
     env->DeleteLocalRef(entry);
   }
-  reg->published.store(true, std::memory_order_release);
-  const jlong epoch_and_id[2] = {static_cast<jlong>(epoch), static_cast<jlong>(reg->id)};
-  Unref(reg);  // the installing call's hold: from here the slots keep it
   wtjni::DeleteReleased(env);
   if (n > 0) {
     env->SetLongArrayRegion(out_keys, 0, n, reinterpret_cast<const jlong*>(keys.data()));
   }
-  env->SetLongArrayRegion(out_epoch_and_id, 0, 2, epoch_and_id);
+  const jlong e = static_cast<jlong>(epoch);
+  env->SetLongArrayRegion(out_epoch, 0, 1, &e);
+  if (hook_failure != nullptr) env->Throw(hook_failure);
   return env->ExceptionCheck() ? wtjni::kJavaException : static_cast<jint>(WT_OK);
 }
 
@@ -215,33 +221,52 @@ JNIEXPORT jint JNICALL Java_io_weighted_jni_Service_pick0(JNIEnv* env, jclass, j
   return WT_OK;
 }
 
-// The pick resolved to its EndpointTable.Entry (Service.pick spells out the cases):
-//  - an entry of the table the caller holds (registration `held`): nothing is written back, the
-//    return is (ticket << 32) | (index << 8) | flags;
-//  - any other entry: stored in `into` while the set cannot be released; returns
-//    (ticket << 32) | flags, and `into` gets the pick's key, epoch and index too if the entry is
-//    not published yet (or when the set has no entries, which no Java caller makes);
-//  - a failure: `into`'s status is set and 0 returned.
+// The pick resolved to its EndpointTable.Entry. A pick from the table the caller holds (its
+// epoch `held`) is the answer itself (see kOther). Any other, or one whose entry could not be
+// referenced, waits for takeOther0 on this thread. A failure throws (ThrowStatus) and returns 0,
+// which Java never reads.
 JNIEXPORT jlong JNICALL Java_io_weighted_jni_Service_pickPinned0(JNIEnv* env, jclass,
-                                                                 jlong service, jlong held,
-                                                                 jobject into) {
+                                                                 jlong service, jlong held) {
   wt_pick p = WT_PICK_INIT;
-  PinContext ctx{env, into, static_cast<uint64_t>(held), &p};
+  PinContext ctx{env, static_cast<uint64_t>(held), &p};
   wt_status s = wt_service_pick_pinned(S(service), &p, PinEntry, &ctx);
-  if (s != WT_OK) {
-    env->SetIntField(into, wtjni::g_picked_status, s);
+  if (s != WT_OK) [[unlikely]] {
+    ThrowStatus(env, s);
     return 0;
   }
-  if (ctx.held_hit) [[likely]] {
-    return static_cast<jlong>((static_cast<uint64_t>(p.ticket) << 32) |
-                              (static_cast<uint64_t>(p.index) << 8) | p.flags);
+  if (FromHeld(p, ctx.held)) [[likely]] {
+    return static_cast<jlong>((static_cast<uint64_t>(p.flags) << 56) |
+                              (static_cast<uint64_t>(p.index) << 32) | p.ticket);
   }
-  if (!ctx.pinned || !ctx.published) [[unlikely]] {
-    env->SetLongField(into, wtjni::g_picked_key, static_cast<jlong>(p.key));
-    env->SetLongField(into, wtjni::g_picked_epoch, static_cast<jlong>(p.epoch));
-    env->SetIntField(into, wtjni::g_picked_index, static_cast<jint>(p.index));
+  if (ctx.pinned && ctx.other == nullptr) {  // NewGlobalRef found no memory: never half a pick
+    if (p.flags & WT_PICK_TRACKED) wt_service_cancel(S(service), &p);
+    if (!env->ExceptionCheck()) ThrowStatus(env, WT_ERR_NO_MEMORY);
+    return 0;
   }
-  return static_cast<jlong>((static_cast<uint64_t>(p.ticket) << 32) | p.flags);
+  // A take that never came (an asynchronous exception between the two calls) frees its entry.
+  if (t_other_entry != nullptr) env->DeleteGlobalRef(t_other_entry);
+  t_other_entry = ctx.other;
+  t_other_pick = p;
+  return static_cast<jlong>(kOther);
+}
+
+// The pick pickPinned0 left for this thread: its entry as a local reference (null only for a
+// set registered without entries, which no Java caller makes), and key, epoch,
+// (flags << 32) | index and the ticket into out[0..3]. The pick's own key and epoch, since the
+// entry may not know them yet (its set's installing call may still be returning).
+JNIEXPORT jobject JNICALL Java_io_weighted_jni_Service_takeOther0(JNIEnv* env, jclass,
+                                                                  jlongArray out) {
+  const wt_pick& p = t_other_pick;
+  const jlong packed[4] = {static_cast<jlong>(p.key), static_cast<jlong>(p.epoch),
+                           static_cast<jlong>((static_cast<uint64_t>(p.flags) << 32) | p.index),
+                           static_cast<jlong>(p.ticket)};
+  env->SetLongArrayRegion(out, 0, 4, packed);
+  jobject global = t_other_entry;
+  t_other_entry = nullptr;
+  if (global == nullptr) return nullptr;
+  jobject local = env->NewLocalRef(global);
+  env->DeleteGlobalRef(global);
+  return local;
 }
 
 JNIEXPORT jint JNICALL Java_io_weighted_jni_Service_complete0(JNIEnv*, jclass, jlong service,

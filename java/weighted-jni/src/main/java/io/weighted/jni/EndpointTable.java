@@ -11,26 +11,23 @@ import java.util.Map;
  * {@link Service#setEndpoints(List, String[], double[])}.
  *
  * <p>The engine holds each {@link Entry} as its endpoint's user pointer (a JNI global reference)
- * for as long as a pick can still return it, and {@link Service#pick(Picked)} answers with the
- * entry of the set the pick was drawn from, even when another thread has installed a newer set
- * meanwhile. A table is therefore all a client keeps: no mirror of the engine's set, no epoch
- * bookkeeping, no lookup by id after a pick.
+ * for as long as a pick can still return it, and a pick ({@link #pickWith(Resolver)},
+ * {@link #pick(Picked)}) answers with the entry of the set it was drawn from, even when another
+ * thread has installed a newer set meanwhile. A table is therefore all a client keeps: no mirror
+ * of the engine's set, no epoch bookkeeping, no lookup by id after a pick.
  *
  * @param <T> the caller's item type (a ServiceInstance, a Server, ...)
  */
 public final class EndpointTable<T> {
   private final Service service;
   private final long epoch;
-  /** The glue's number for this set's entries (bindings/jni/service.cc, Registration). */
-  final long registration;
   private final Entry<T>[] entries;
   private final long[] keys;
   private volatile Map<String, Integer> byId;  // built on the first indexOf
 
-  EndpointTable(Service service, long epoch, long registration, Entry<T>[] entries, long[] keys) {
+  EndpointTable(Service service, long epoch, Entry<T>[] entries, long[] keys) {
     this.service = service;
     this.epoch = epoch;
-    this.registration = registration;
     this.entries = entries;
     this.keys = keys;
   }
@@ -41,8 +38,8 @@ public final class EndpointTable<T> {
     private final String id;
     private final double baseWeight;
     private final int index;
-    // Written once by the JNI glue right after the engine installed the set, before it lets picks
-    // read them (until then a pick carries its own key and epoch: see Service#pick).
+    // Written once by the JNI glue right after the engine installed the set; a pick that meets
+    // the entry sooner carries its own key and epoch, so nothing waits for these.
     long key;
     long epoch;
 
@@ -95,11 +92,43 @@ public final class EndpointTable<T> {
   }
 
   /**
-   * {@link Service#pick(Picked)} on this table's service: the pick comes from whatever set is
-   * installed and resolves to that set's entry, as there. When that set is this table's, as it
-   * is until the caller registers another, the entry crosses no JNI reference (this table holds
-   * it), which saves the pick a call into the JVM.
+   * What a pick resolves to, given to {@link #pickWith(Resolver)}: the entry of the set the pick
+   * was drawn from and the pick itself, to finish it with ({@link Service#complete(long, long,
+   * int, int, int, double, int)}, {@link Service#cancel(long, long, int, int, int)}).
+   *
+   * @param <R> what the caller makes of it (its instance, its server)
    */
+  @FunctionalInterface
+  public interface Resolver<R> {
+    /**
+     * {@code epoch == table.epoch()} says the entry is this table's, {@code entry(index)}: the
+     * common case. Otherwise it is of a set installed after (or before) this one, by this caller
+     * or another; {@code key} and {@code epoch} are the pick's own even if the entry does not
+     * know them yet. {@code entry} is null only for a set registered without entries, which no
+     * Java caller makes.
+     */
+    R resolve(Entry<?> entry, long key, long epoch, int index, int flags, int ticket);
+  }
+
+  /**
+   * Picks from whatever set of this table's service is installed and hands the entry of that set
+   * and the pick to {@code resolver}, with nothing allocated on the way: one JNI call with
+   * primitives only when the set is this table's, as it is until the caller registers another.
+   * Throws {@link NoEndpointException} when the set is empty.
+   */
+  public <R> R pickWith(Resolver<R> resolver) {
+    long r = service.pickPinned(epoch);
+    if ((r & Service.OTHER) == 0) {
+      int i = Service.packedIndex(r);
+      return resolver.resolve(entries[i], keys[i], epoch, i, Service.packedFlags(r),
+          Service.packedTicket(r));
+    }
+    long[] p = new long[4];
+    Entry<?> e = Service.takeOther(p);
+    return resolver.resolve(e, p[0], p[1], (int) p[2], (int) (p[2] >>> 32), (int) p[3]);
+  }
+
+  /** {@link #pickWith(Resolver)} into a {@link Picked}. */
   public <P extends Picked> P pick(P into) {
     return service.pick(into, this);
   }

@@ -245,6 +245,9 @@ public final class Engine implements AutoCloseable {
   @Override
   public void close() {
     cleanable.clean();
+    for (Service s : services.values()) {
+      s.forgetLatest();
+    }
     Reference.reachabilityFence(this);
   }
 

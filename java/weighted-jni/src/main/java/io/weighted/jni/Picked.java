@@ -2,25 +2,34 @@ package io.weighted.jni;
 
 /**
  * A pick resolved to its endpoint's {@link EndpointTable.Entry}: filled by
- * {@link Service#pick(Picked)}, finished by {@link Service#complete(Picked, double, Outcome)} or
- * {@link Service#cancel(Picked)}. One object per pick; subclass it to carry state of your own
- * with the pick (the Spring balancer does), without a second allocation.
+ * {@link Service#pick(Picked)} or {@link EndpointTable#pick(Picked)}, finished by
+ * {@link Service#complete(Picked, double, Outcome)} or {@link Service#cancel(Picked)}. One object
+ * per pick; subclass it to carry state of your own with the pick, without a second allocation.
+ * A caller that makes an object of its own per pick anyway (the Spring balancer, the Ribbon rule)
+ * picks with {@link EndpointTable#pickWith(EndpointTable.Resolver)} instead and needs no Picked.
  *
  * <p>{@link #flags()} holds the {@link Pick} bits; {@link #ticket()} is the engine's (which
  * controller cycle counted a tracked pick): both go back to the engine as they came.
  */
 public class Picked {
-  // Written by Service.pick, some from native code (bindings/jni/service.cc): the field names
-  // are part of the glue.
   EndpointTable.Entry<?> entry;
   long key;
   long epoch;
   int index;
   int flags;
   int ticket;
-  int status;
 
   public Picked() {}
+
+  final void set(EndpointTable.Entry<?> entry, long key, long epoch, int index, int flags,
+      int ticket) {
+    this.entry = entry;
+    this.key = key;
+    this.epoch = epoch;
+    this.index = index;
+    this.flags = flags;
+    this.ticket = ticket;
+  }
 
   /**
    * Not a pick: an endpoint the caller chose itself (a fallback), with the entry's key, epoch and

@@ -9,8 +9,9 @@ import java.util.Objects;
  * with {@link Engine#service(String)}; it is valid until {@link #remove()} or its engine's close,
  * and throws {@link IllegalStateException} afterwards.
  *
- * <p>The hot path ({@link #pick(Picked)}, {@link #complete}, {@link #report(long, double,
- * Outcome)}) crosses JNI with primitives only: no String, no object is built in native code.
+ * <p>The hot path ({@link EndpointTable#pickWith(EndpointTable.Resolver)}, {@link #pick(Picked)},
+ * {@link #complete}, {@link #report(long, double, Outcome)}) crosses JNI with primitives only: no
+ * String, no object is built in native code.
  */
 public final class Service {
   private final Engine engine;
@@ -18,6 +19,8 @@ public final class Service {
   private final Guard guard;
   private final String name;
   private final long ptr;
+  /** The newest set this object installed: {@link #pick(Picked)} picks through it. */
+  private volatile EndpointTable<?> latest;
 
   /** Called by Engine with its guard held, so that its close sees this service's guard. */
   Service(Engine engine, String name, long ptr) {
@@ -71,6 +74,15 @@ public final class Service {
    */
   public <T> EndpointTable<T> setEndpoints(List<? extends T> items, String[] ids,
       double[] baseWeights) {
+    return setEndpoints(items, ids, baseWeights, null);
+  }
+
+  /**
+   * As above; {@code whenInstalled} (tests) runs inside the call once picks can return the new
+   * set's entries and before those learn their keys and epoch.
+   */
+  <T> EndpointTable<T> setEndpoints(List<? extends T> items, String[] ids, double[] baseWeights,
+      Runnable whenInstalled) {
     Objects.requireNonNull(items, "items");
     Objects.requireNonNull(ids, "ids");
     Objects.requireNonNull(baseWeights, "baseWeights");
@@ -93,17 +105,23 @@ public final class Service {
       entries[i] = new EndpointTable.Entry<>(items.get(i), ids[i], baseWeights[i], i);
     }
     long[] keys = new long[n];
-    long[] epochAndRegistration = new long[2];
+    long[] epoch = new long[1];
     long p = enter();
     int status;
     try {
-      status = setEndpoints0(p, raw, baseWeights, entries, keys, epochAndRegistration);
+      status = setEndpoints0(p, raw, baseWeights, entries, keys, epoch, whenInstalled);
     } finally {
       exit();
     }
     NativeLibrary.checkCall(status);
-    return new EndpointTable<>(this, epochAndRegistration[0], epochAndRegistration[1], entries,
-        keys);
+    EndpointTable<T> table = new EndpointTable<>(this, epoch[0], entries, keys);
+    synchronized (this) {  // two writers racing: the newer set wins, whichever returns last
+      EndpointTable<?> l = latest;
+      if (l == null || l.epoch() < table.epoch()) {
+        latest = table;
+      }
+    }
+    return table;
   }
 
   /** {@link #setEndpoints(List, String[], double[])} with the ids as the items. */
@@ -146,6 +164,12 @@ public final class Service {
     NativeLibrary.checkCall(status);
     handle.services.remove(guard);
     engine.forget(this);
+    forgetLatest();
+  }
+
+  /** The service is gone: its last set's items need not outlive it in this object. */
+  void forgetLatest() {
+    latest = null;
   }
 
   /** The key of an endpoint by id; throws {@link NotFoundException} for an unknown id. */
@@ -204,51 +228,59 @@ public final class Service {
 
   /**
    * Chooses an endpoint and resolves it to the {@link EndpointTable.Entry} of the set it was
-   * drawn from, even if another thread installs a newer set meanwhile: one JNI call, no lookup,
-   * no retry. Fills and returns {@code into}; throws {@link NoEndpointException} when the set is
-   * empty. {@code into.entry()} is null only for a set registered without entries, which no
-   * Java caller makes. {@link EndpointTable#pick(Picked)} is the same, faster for picks from
-   * that table.
+   * drawn from, even if another thread installs a newer set meanwhile: no lookup, no retry. Fills
+   * and returns {@code into}; throws {@link NoEndpointException} when the set is empty.
+   * {@code into.entry()} is null only for a set registered without entries, which no Java caller
+   * makes. Picks through the set this object installed last, as {@link EndpointTable#pick(Picked)}
+   * does through its own.
    */
   public <P extends Picked> P pick(P into) {
-    return pick(into, null);
+    return pick(into, latest);
   }
 
   <P extends Picked> P pick(P into, EndpointTable<?> held) {
-    into.entry = null;
-    into.key = 0;
-    into.status = 0;
+    long r = pickPinned(held == null ? 0 : held.epoch());
+    if ((r & OTHER) == 0) {
+      int i = packedIndex(r);
+      into.set(held.entry(i), held.key(i), held.epoch(), i, packedFlags(r), packedTicket(r));
+    } else {
+      long[] p = new long[4];
+      EndpointTable.Entry<?> e = takeOther0(p);
+      into.set(e, p[0], p[1], (int) p[2], (int) (p[2] >>> 32), (int) p[3]);
+    }
+    return into;
+  }
+
+  // What pickPinned0 returns, never negative (bindings/jni/service.cc): a pick from the held table
+  // is (flags << 56) | (index << 32) | ticket; OTHER alone means the pick is another set's, and
+  // takeOther0 hands over its entry and all of the pick on this thread. A failure throws.
+  static final long OTHER = 1L << 62;
+
+  static int packedIndex(long r) {
+    return (int) (r >>> 32) & 0xffffff;
+  }
+
+  static int packedFlags(long r) {
+    return (int) (r >>> 56);
+  }
+
+  static int packedTicket(long r) {
+    return (int) r;
+  }
+
+  /** One pick; the table whose epoch is {@code heldEpoch} holds its entries (0: none). */
+  long pickPinned(long heldEpoch) {
     long p = enter();
-    long r;
     try {
-      r = pickPinned0(p, held == null ? 0 : held.registration, into);
+      return pickPinned0(p, heldEpoch);
     } finally {
       exit();
     }
-    EndpointTable.Entry<?> e = into.entry;
-    if (e == null) {
-      if (into.status != 0) {
-        NativeLibrary.checkCall(into.status);
-      }
-      if (into.key == 0) {  // an entry of `held`, which holds it: nothing crossed but r
-        e = held.entry((int) (r >>> 8) & 0xffffff);
-        into.entry = e;
-        into.flags = (int) r & 0xff;
-        into.ticket = (int) (r >>> 32);
-        into.key = e.key;
-        into.epoch = e.epoch;
-        into.index = e.index();
-        return into;
-      }
-    }
-    into.flags = (int) r;
-    into.ticket = (int) (r >>> 32);
-    if (e != null && into.key == 0) {  // else the glue wrote the pick's own key (see Entry)
-      into.key = e.key;
-      into.epoch = e.epoch;
-      into.index = e.index();
-    }
-    return into;
+  }
+
+  /** After {@link #pickPinned} said OTHER, on the same thread: key, epoch, index, flags, ticket. */
+  static EndpointTable.Entry<?> takeOther(long[] pick) {
+    return takeOther0(pick);
   }
 
   /**
@@ -288,7 +320,8 @@ public final class Service {
     cancel(pick.key, pick.epoch, pick.index, pick.flags, pick.ticket);
   }
 
-  private void cancel(long key, long epoch, int index, int flags, int ticket) {
+  /** {@link #cancel(Pick)} on the primitives. */
+  public void cancel(long key, long epoch, int index, int flags, int ticket) {
     long p = enter();
     int status;
     try {
@@ -373,7 +406,7 @@ public final class Service {
 
   // ---- natives: bindings/jni/service.cc ----
   private static native int setEndpoints0(long service, byte[][] ids, double[] weights,
-      EndpointTable.Entry<?>[] entries, long[] keys, long[] epochAndRegistration);
+      EndpointTable.Entry<?>[] entries, long[] keys, long[] epoch, Runnable whenInstalled);
 
   private static native int remove0(long service);
 
@@ -383,7 +416,9 @@ public final class Service {
 
   private static native int pick0(long service, long[] out);
 
-  private static native long pickPinned0(long service, long heldRegistration, Picked into);
+  private static native long pickPinned0(long service, long heldEpoch);
+
+  private static native EndpointTable.Entry<?> takeOther0(long[] pick);
 
   private static native int complete0(long service, long key, long epoch, int index, int flags,
       int ticket, double latencyMs, int outcome);

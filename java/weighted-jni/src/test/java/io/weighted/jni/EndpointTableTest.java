@@ -92,6 +92,90 @@ class EndpointTableTest {
     assertThat(p.epoch()).isEqualTo(b.epoch());
   }
 
+  /**
+   * A pick through a table whose set another thread has replaced: it resolves to the newer set's
+   * entry, with that set's key and epoch, through a resolver and into a Picked alike; and the
+   * reference that carried the entry across JNI is dropped (the set's items can go once it is
+   * released).
+   */
+  @Test
+  void aPickFromASetAnotherThreadInstalledResolvesToThatSet() throws Exception {
+    EndpointTable<String> a = svc.setEndpoints(new String[] {"a:1", "b:1"}, new double[] {1, 1});
+    AtomicReference<EndpointTable<Backend>> b = new AtomicReference<>();
+    Thread writer = new Thread(() -> b.set(svc.setEndpoints(List.of(new Backend("c")),
+        new String[] {"c:1"}, new double[] {1})));
+    writer.start();
+    writer.join();
+    EndpointTable<Backend> newer = b.get();
+    for (int i = 0; i < 100; i++) {
+      Picked p = a.pick(new Picked());
+      assertThat(p.entry()).isSameAs(newer.entry(0));
+      assertThat(p.item()).isSameAs(newer.item(0));
+      assertThat(p.key()).isEqualTo(newer.key(0));
+      assertThat(p.epoch()).isEqualTo(newer.epoch());
+      assertThat(p.index()).isZero();
+      Object[] seen = a.pickWith((e, key, epoch, index, flags, ticket) ->
+          new Object[] {e, key, epoch, index});
+      assertThat(seen).containsExactly(newer.entry(0), newer.key(0), newer.epoch(), 0);
+    }
+    WeakReference<Backend> item = new WeakReference<>(newer.item(0));
+    b.set(null);
+    newer = null;
+    svc.setEndpoints(new String[] {"d:1"}, new double[] {1});
+    svc.setEndpoints(new String[] {"e:1"}, new double[] {1});  // deletes what was released
+    assertThat(collected(item)).as("no reference from the picks is left behind").isTrue();
+  }
+
+  /**
+   * The window between the engine installing a set and the installing call returning: a pick
+   * from another thread already resolves to the new set's entry, and carries the pick's key and
+   * epoch while the entry does not know them yet.
+   */
+  @Test
+  void aPickBeforeTheInstallingCallReturnsCarriesTheNewSetsKeyAndEpoch() throws Exception {
+    EndpointTable<String> a = svc.setEndpoints(new String[] {"a:1"}, new double[] {1});
+    Backend item = new Backend("n");
+    AtomicReference<Picked> picked = new AtomicReference<>();
+    AtomicReference<long[]> resolved = new AtomicReference<>();
+    long[] entryKnew = new long[2];
+    EndpointTable<Backend> installed = svc.setEndpoints(List.of(item), new String[] {"n:1"},
+        new double[] {1}, () -> {
+          Thread picker = new Thread(() -> {
+            Picked p = a.pick(new Picked());
+            picked.set(p);
+            entryKnew[0] = p.entry().key();
+            entryKnew[1] = p.entry().epoch();
+            resolved.set(a.pickWith((e, key, epoch, index, flags, ticket) ->
+                new long[] {e.item() == item ? 1 : 0, key, epoch, index}));
+          });
+          picker.start();
+          try {
+            picker.join();
+          } catch (InterruptedException e) {
+            throw new IllegalStateException(e);
+          }
+        });
+    Picked p = picked.get();
+    assertThat(p).as("the picker ran inside the installing call").isNotNull();
+    assertThat(entryKnew).as("the entry did not know its key and epoch yet").containsExactly(0, 0);
+    assertThat(p.entry()).isSameAs(installed.entry(0));
+    assertThat(p.item()).isSameAs(item);
+    assertThat(p.key()).isEqualTo(installed.key(0)).isNotZero();
+    assertThat(p.epoch()).isEqualTo(installed.epoch()).isEqualTo(a.epoch() + 1);
+    assertThat(resolved.get()).containsExactly(1, installed.key(0), installed.epoch(), 0);
+    assertThat(installed.entry(0).key()).isEqualTo(installed.key(0));
+    svc.complete(p, 1.0, Outcome.SUCCESS);  // the pick's own key is the engine's
+  }
+
+  @Test
+  void aPickFromAnEmptySetThrowsTheEnginesError() {
+    EndpointTable<String> empty = svc.setEndpoints(new String[0], new double[0]);
+    assertThatThrownBy(() -> empty.pickWith((e, key, epoch, index, flags, ticket) -> e))
+        .isInstanceOf(NoEndpointException.class).hasMessageContaining("orders");
+    assertThatThrownBy(() -> empty.pick(new Picked())).isInstanceOf(NoEndpointException.class);
+    assertThatThrownBy(() -> svc.pick(new Picked())).isInstanceOf(NoEndpointException.class);
+  }
+
   @Test
   void badSetsAreRefusedBeforeAnythingIsRegistered() {
     assertThatThrownBy(() -> svc.setEndpoints(List.of("x"), new String[] {"a:1", "b:1"},

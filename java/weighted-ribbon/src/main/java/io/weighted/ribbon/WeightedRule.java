@@ -11,7 +11,7 @@ import io.weighted.jni.EndpointTable;
 import io.weighted.jni.Engine;
 import io.weighted.jni.NoEndpointException;
 import io.weighted.jni.Outcome;
-import io.weighted.jni.Picked;
+import io.weighted.jni.Pick;
 import io.weighted.jni.Service;
 import io.weighted.jni.WeightedException;
 import java.io.IOException;
@@ -112,6 +112,19 @@ public class WeightedRule extends AbstractLoadBalancerRule {
 
   @Override
   public Server choose(Object key) {
+    try {
+      return chooseOnce();
+    } catch (IllegalStateException e) {
+      if (!renewService()) {
+        throw e;  // the engine is closed
+      }
+      return chooseOnce();  // the service was removed: its successor
+    }
+  }
+
+  // Apart from choose() so that the handler there holds no server list: one it held would have to
+  // exist as an object, and the load balancer's list wrapper is otherwise never allocated.
+  private Server chooseOnce() {
     ILoadBalancer lb = getLoadBalancer();
     if (lb == null || service == null) {
       return null;
@@ -120,41 +133,20 @@ public class WeightedRule extends AbstractLoadBalancerRule {
     if (servers == null || servers.isEmpty()) {
       return null;
     }
-    try {
-      return pick(servers);
-    } catch (IllegalStateException e) {
-      if (!renewService()) {
-        throw e;  // the engine is closed
-      }
-      return pick(servers);  // the service was removed: its successor
-    }
+    return pick(servers);
   }
 
   /**
    * The engine's pick, as the server of the set it was drawn from: one JNI call, whatever other
-   * threads register meanwhile.
+   * threads register meanwhile ({@link Registered#resolve}).
    */
   private Server pick(List<Server> servers) {
     Registered reg = serversFor(servers);
-    Service svc = reg.table.service();
-    Picked p;
     try {
-      p = reg.table.pick(new Picked());
+      return reg.table.pickWith(reg);
     } catch (NoEndpointException e) {
       return null;
     }
-    if (p.isTracked()) {
-      svc.cancel(p);  // no completion hook in Ribbon: see the class comment
-    }
-    EndpointTable.Entry<?> e = p.entry();
-    if (e != null && reg.table.contains(e)) {
-      return reg.servers[e.index()];  // the current objects of the registered set
-    }
-    if (e != null && e.item() instanceof Server s) {
-      return s;  // an older set of ours, installed meanwhile
-    }
-    int i = e == null ? -1 : reg.table.indexOf(e.id());  // another writer's set: ours by id
-    return i < 0 ? null : reg.servers[i];
   }
 
   /** Records an outcome for a server this rule chose (what the execution listener calls). */
@@ -265,7 +257,7 @@ public class WeightedRule extends AbstractLoadBalancerRule {
    * endpoints (newer ones after a refresh that changed no id or weight), and the list it came
    * from.
    */
-  private static final class Registered {
+  private static final class Registered implements EndpointTable.Resolver<Server> {
     final EndpointTable<Server> table;
     final Server[] servers;
     private final Server[] sourceElements;
@@ -274,6 +266,23 @@ public class WeightedRule extends AbstractLoadBalancerRule {
       this.table = table;
       this.servers = servers;
       this.sourceElements = sourceElements;
+    }
+
+    @Override
+    public Server resolve(EndpointTable.Entry<?> e, long key, long epoch, int index, int flags,
+        int ticket) {
+      if ((flags & Pick.TRACKED) != 0) {
+        // No completion hook in Ribbon: see the class comment.
+        table.service().cancel(key, epoch, index, flags, ticket);
+      }
+      if (epoch == table.epoch()) {
+        return servers[index];  // the current objects of the registered set
+      }
+      if (e != null && e.item() instanceof Server s) {
+        return s;  // an older set of ours, installed meanwhile
+      }
+      int i = e == null ? -1 : table.indexOf(e.id());  // another writer's set: ours by id
+      return i < 0 ? null : servers[i];
     }
 
     /**

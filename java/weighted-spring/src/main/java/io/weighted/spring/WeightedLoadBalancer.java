@@ -221,36 +221,14 @@ public class WeightedLoadBalancer implements ReactorServiceInstanceLoadBalancer 
   /**
    * The engine's pick, as the instance of the set it was drawn from; null when there is none
    * (an empty set, or a pick from a set that another writer registered with an endpoint this
-   * balancer does not know).
+   * balancer does not know). {@link Registered#resolve} makes the instance.
    */
-  private WeightedServiceInstance pickFrom(Registered reg) {
-    Service svc = reg.table.service();
-    WeightedServiceInstance.PickState p;
+  private static WeightedServiceInstance pickFrom(Registered reg) {
     try {
-      p = reg.table.pick(new WeightedServiceInstance.PickState(svc));
+      return reg.table.pickWith(reg);
     } catch (NoEndpointException e) {
       return null;
     }
-    EndpointTable.Entry<?> e = p.entry();
-    ServiceInstance instance;
-    if (e != null && reg.table.contains(e)) {
-      instance = reg.instances[e.index()];  // the current objects of the registered set
-    } else if (e != null && e.item() instanceof ServiceInstance si) {
-      instance = si;  // an older set of ours (or another balancer's), installed meanwhile
-    } else {
-      // A set registered by another writer of this service (ids only): ours by id, if we have it.
-      int i = e == null ? -1 : reg.table.indexOf(e.id());
-      if (i < 0) {
-        svc.cancel(p);
-        if (log.isWarnEnabled()) {
-          log.warn("weighted: " + serviceId + " picked " + p + ", which is in no set this "
-              + "balancer registered");
-        }
-        return null;
-      }
-      instance = reg.instances[i];
-    }
-    return new WeightedServiceInstance(instance, p.id(), p, nanoClock);
   }
 
   /** Re-picks endpoints the gate refuses (an open breaker); none permitted: no instance. */
@@ -306,9 +284,8 @@ public class WeightedLoadBalancer implements ReactorServiceInstanceLoadBalancer 
 
   /** Endpoint {@code i} of the registered set, chosen without the engine. */
   private WeightedServiceInstance unpicked(Registered reg, int i) {
-    EndpointTable.Entry<ServiceInstance> e = reg.table.entry(i);
-    return new WeightedServiceInstance(reg.instances[i], e.id(),
-        new WeightedServiceInstance.PickState(reg.table.service(), e), nanoClock);
+    return new WeightedServiceInstance(reg.instances[i], reg.table.service(), reg.table.entry(i),
+        nanoClock);
   }
 
   private static boolean isRetryExclusion(List<ServiceInstance> instances, Request<?> request,
@@ -353,7 +330,8 @@ public class WeightedLoadBalancer implements ReactorServiceInstanceLoadBalancer 
         table = svc.setEndpoints(Arrays.asList(candidate.instances), candidate.ids,
             candidate.weights);
       }
-      Registered reg = new Registered(table, candidate.instances, instances);
+      Registered reg =
+          new Registered(table, candidate.instances, instances, nanoClock, serviceId);
       current = reg;
       if (log.isDebugEnabled()) {
         log.debug("weighted: " + serviceId + " endpoints " + Arrays.toString(candidate.ids)
@@ -407,9 +385,9 @@ public class WeightedLoadBalancer implements ReactorServiceInstanceLoadBalancer 
    * The set this balancer registered (the engine's table: items, ids, keys, by pick index), the
    * current objects for its endpoints (equal to the table's items; newer when discovery handed
    * out equal new instances), and the list it was registered from, to tell whether the
-   * supplier's next list still describes it.
+   * supplier's next list still describes it. It turns the table's picks into instances.
    */
-  static final class Registered {
+  static final class Registered implements EndpointTable.Resolver<WeightedServiceInstance> {
     private static final Set<Class<?>> IMMUTABLE_LISTS = new HashSet<>(List.of(
         List.of().getClass(), List.of(1).getClass(), List.of(1, 2, 3).getClass(),
         Collections.emptyList().getClass(), Collections.singletonList(1).getClass()));
@@ -421,14 +399,44 @@ public class WeightedLoadBalancer implements ReactorServiceInstanceLoadBalancer 
     private final ServiceInstance[] sourceElements;
     /** {@code source} cannot change in place (List.of, List.copyOf, Stream.toList). */
     private final boolean sourceImmutable;
+    private final LongSupplier nanoClock;
+    private final String serviceId;
 
     Registered(EndpointTable<ServiceInstance> table, ServiceInstance[] instances,
-        List<ServiceInstance> source) {
+        List<ServiceInstance> source, LongSupplier nanoClock, String serviceId) {
       this.table = table;
       this.instances = instances;
       this.sourceElements = source.toArray(new ServiceInstance[0]);
       this.sourceImmutable = IMMUTABLE_LISTS.contains(source.getClass());
       this.source = source;
+      this.nanoClock = nanoClock;
+      this.serviceId = serviceId;
+    }
+
+    @Override
+    public WeightedServiceInstance resolve(EndpointTable.Entry<?> e, long key, long epoch,
+        int index, int flags, int ticket) {
+      ServiceInstance instance;
+      if (epoch == table.epoch()) {
+        instance = instances[index];  // the current objects of the registered set
+      } else if (e != null && e.item() instanceof ServiceInstance si) {
+        instance = si;  // an older set of ours (or another balancer's), installed meanwhile
+      } else {
+        // Another writer's set of this service (ids only): ours by id, if we have it.
+        int i = e == null ? -1 : table.indexOf(e.id());
+        if (i < 0) {
+          Service svc = table.service();
+          svc.cancel(key, epoch, index, flags, ticket);
+          if (log.isWarnEnabled()) {
+            log.warn("weighted: " + serviceId + " picked " + (e == null ? "key " + key : e)
+                + ", which is in no set this balancer registered");
+          }
+          return null;
+        }
+        instance = instances[i];
+      }
+      return new WeightedServiceInstance(instance, e.id(), table.service(), key, epoch, index,
+          flags, ticket, nanoClock);
     }
 
     /**

@@ -2,7 +2,7 @@ package io.weighted.spring;
 
 import io.weighted.jni.EndpointTable;
 import io.weighted.jni.Outcome;
-import io.weighted.jni.Picked;
+import io.weighted.jni.Pick;
 import io.weighted.jni.Service;
 import io.weighted.jni.WeightedException;
 import java.lang.invoke.MethodHandles;
@@ -31,66 +31,63 @@ import org.springframework.cloud.client.ServiceInstance;
  * {@code Cleaner} runs per pick.
  */
 public final class WeightedServiceInstance implements ServiceInstance {
-  private final ServiceInstance delegate;
-  private final String endpointId;
-  private final PickState pick;
-  private final LongSupplier nanoClock;
-  private volatile long startNanos;  // 0 until markStarted()
-  private volatile double latencyMs = Double.NaN;
+  private static final VarHandle FINISHED;
 
-  /**
-   * The engine's pick (or, {@code viaPick} false, an endpoint chosen without one) and whether it
-   * is finished: one object with the pick's fields, filled by the engine's answer.
-   */
-  static final class PickState extends Picked {
-    private static final VarHandle FINISHED;
-
-    static {
-      try {
-        FINISHED = MethodHandles.lookup().findVarHandle(PickState.class, "finished", int.class);
-      } catch (ReflectiveOperationException e) {
-        throw new ExceptionInInitializerError(e);
-      }
-    }
-
-    final Service service;
-    final boolean viaPick;
-    volatile int finished;  // 0 open, 1 finished
-
-    /** Filled by {@link Service#pick(Picked)}. */
-    PickState(Service service) {
-      this.service = service;
-      this.viaPick = true;
-    }
-
-    /** An endpoint chosen without a pick: its outcome is reported by key, nothing is held. */
-    PickState(Service service, EndpointTable.Entry<?> entry) {
-      super(entry);
-      this.service = service;
-      this.viaPick = false;
-    }
-
-    boolean finish() {
-      return FINISHED.compareAndSet(this, 0, 1);
-    }
-
-    void cancelInEngine() {
-      if (viaPick) {
-        try {
-          service.cancel(this);
-        } catch (WeightedException | IllegalStateException ignored) {
-          // stale (the endpoint left the set) or the service is gone (removed, engine closed)
-        }
-      }
+  static {
+    try {
+      FINISHED = MethodHandles.lookup().findVarHandle(WeightedServiceInstance.class, "finished",
+          int.class);
+    } catch (ReflectiveOperationException e) {
+      throw new ExceptionInInitializerError(e);
     }
   }
 
-  WeightedServiceInstance(ServiceInstance delegate, String endpointId, PickState pick,
+  private final ServiceInstance delegate;
+  private final String endpointId;
+  // The pick, as the engine gave it and wants it back; one object with the instance, since a
+  // choose() makes one of each.
+  private final Service service;
+  private final long key;
+  private final long epoch;
+  private final int index;
+  private final int flags;
+  private final int ticket;
+  private final boolean viaPick;  // false: an endpoint chosen without the engine, reported by key
+  private final LongSupplier nanoClock;
+  private volatile long startNanos;  // 0 until markStarted()
+  private volatile double latencyMs = Double.NaN;
+  private volatile int finished;  // 0 open, 1 finished
+
+  /** An engine pick of {@code delegate}'s endpoint. */
+  WeightedServiceInstance(ServiceInstance delegate, String endpointId, Service service, long key,
+      long epoch, int index, int flags, int ticket, LongSupplier nanoClock) {
+    this(delegate, endpointId, service, key, epoch, index, flags, ticket, true, nanoClock);
+  }
+
+  /** Endpoint {@code entry}, chosen without a pick: its outcome is reported by key. */
+  WeightedServiceInstance(ServiceInstance delegate, Service service, EndpointTable.Entry<?> entry,
+      LongSupplier nanoClock) {
+    this(delegate, entry.id(), service, entry.key(), entry.epoch(), entry.index(), 0, 0, false,
+        nanoClock);
+  }
+
+  private WeightedServiceInstance(ServiceInstance delegate, String endpointId, Service service,
+      long key, long epoch, int index, int flags, int ticket, boolean viaPick,
       LongSupplier nanoClock) {
     this.delegate = delegate;
     this.endpointId = endpointId;
-    this.pick = pick;
+    this.service = service;
+    this.key = key;
+    this.epoch = epoch;
+    this.index = index;
+    this.flags = flags;
+    this.ticket = ticket;
+    this.viaPick = viaPick;
     this.nanoClock = nanoClock;
+  }
+
+  private boolean finish() {
+    return FINISHED.compareAndSet(this, 0, 1);
   }
 
   /** The instance discovery returned. */
@@ -105,7 +102,7 @@ public final class WeightedServiceInstance implements ServiceInstance {
 
   /** True when the engine chose this instance as a probe of a half-isolated endpoint. */
   public boolean isProbe() {
-    return pick.isProbe();
+    return (flags & Pick.PROBE) != 0;
   }
 
   /** The request is about to be sent: latency is measured from here. */
@@ -120,17 +117,17 @@ public final class WeightedServiceInstance implements ServiceInstance {
    * sending; a pick completed without it reports latency 0 (its outcome still counts).
    */
   public boolean complete(Outcome outcome) {
-    if (!pick.finish()) {
+    if (!finish()) {
       return false;
     }
     long start = startNanos;
     double latencyMs = start == 0 ? 0 : Math.max(0, nanoClock.getAsLong() - start) / 1e6;
     this.latencyMs = latencyMs;
     try {
-      if (pick.viaPick) {
-        pick.service.complete(pick, latencyMs, outcome);
+      if (viaPick) {
+        service.complete(key, epoch, index, flags, ticket, latencyMs, outcome.code());
       } else {
-        pick.service.report(pick.key(), latencyMs, outcome);
+        service.report(key, latencyMs, outcome);
       }
       return true;
     } catch (WeightedException | IllegalStateException e) {
@@ -142,10 +139,16 @@ public final class WeightedServiceInstance implements ServiceInstance {
 
   /** Finishes the pick without an outcome (the request was never sent, or not its fault). */
   public boolean cancel() {
-    if (!pick.finish()) {
+    if (!finish()) {
       return false;
     }
-    pick.cancelInEngine();
+    if (viaPick) {
+      try {
+        service.cancel(key, epoch, index, flags, ticket);
+      } catch (WeightedException | IllegalStateException ignored) {
+        // stale (the endpoint left the set) or the service is gone (removed, engine closed)
+      }
+    }
     return true;
   }
 
@@ -155,7 +158,7 @@ public final class WeightedServiceInstance implements ServiceInstance {
   }
 
   public boolean isFinished() {
-    return pick.finished != 0;
+    return finished != 0;
   }
 
   @Override
