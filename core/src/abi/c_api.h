@@ -52,13 +52,23 @@ inline Status NullArg(const char* where, const char* arg) {
 }
 
 // A sized struct from the caller (weighted.h, "Compatibility"): its `size` must cover at least
-// the struct as 2.0 published it. `what` names the argument ("pick", "specs[3]").
+// the struct as 2.0 published it. `what` names the argument ("pick", "specs[3]"). The message is
+// built out of line: the check sits on every pick and finish, and a Status made and destroyed
+// there cost more than the pick's alias draw.
 template <typename T>
-Status CheckSize(const char* where, const char* what, const T& s) {
-  if (s.size >= sizeof(T)) [[likely]] return Status::Ok();
+[[gnu::cold, gnu::noinline]] Status SizeTooSmall(const char* where, const char* what, const T& s) {
   return InvalidArgument(fmt::format("{}: {}.size is {}, less than sizeof({}) = {}; initialise it "
                                      "with its WT_*_INIT", where, what, s.size,
                                      TypeName<T>(), sizeof(T)));
+}
+
+template <typename T>
+inline bool SizeOk(const T& s) { return s.size >= sizeof(T); }
+
+template <typename T>
+Status CheckSize(const char* where, const char* what, const T& s) {
+  if (SizeOk(s)) [[likely]] return Status::Ok();
+  return SizeTooSmall(where, what, s);
 }
 
 // Checks an engine handle: not NULL and (best effort) not destroyed.

@@ -80,8 +80,7 @@ WT_API wt_status wt_service_pick(wt_service* service, wt_pick* out) {
   constexpr const char* where = "wt_service_pick";
   return ServiceCall(where, service, [&](Service* svc) -> Status {
     if (!out) return NullArg(where, "out");
-    Status s = CheckSize(where, "out", *out);
-    if (!s.ok()) [[unlikely]] return s;
+    if (!SizeOk(*out)) [[unlikely]] return SizeTooSmall(where, "out", *out);
     return svc->Pick(where, out, nullptr, nullptr);
   });
 }
@@ -92,8 +91,7 @@ WT_API wt_status wt_service_pick_pinned(wt_service* service, wt_pick* out, wt_pi
   return ServiceCall(where, service, [&](Service* svc) -> Status {
     if (!out) return NullArg(where, "out");
     if (!pin) return NullArg(where, "pin");
-    Status s = CheckSize(where, "out", *out);
-    if (!s.ok()) [[unlikely]] return s;
+    if (!SizeOk(*out)) [[unlikely]] return SizeTooSmall(where, "out", *out);
     return svc->Pick(where, out, pin, ctx);
   });
 }
@@ -103,8 +101,7 @@ WT_API wt_status wt_service_complete(wt_service* service, const wt_pick* pick, d
   constexpr const char* where = "wt_service_complete";
   return ServiceCall(where, service, [&](Service* svc) -> Status {
     if (!pick) return NullArg(where, "pick");
-    Status s = CheckSize(where, "pick", *pick);
-    if (!s.ok()) [[unlikely]] return s;
+    if (!SizeOk(*pick)) [[unlikely]] return SizeTooSmall(where, "pick", *pick);
     return svc->Finish(where, *pick, latency_ms, outcome, true);
   });
 }
@@ -113,8 +110,7 @@ WT_API wt_status wt_service_cancel(wt_service* service, const wt_pick* pick) {
   constexpr const char* where = "wt_service_cancel";
   return ServiceCall(where, service, [&](Service* svc) -> Status {
     if (!pick) return NullArg(where, "pick");
-    Status s = CheckSize(where, "pick", *pick);
-    if (!s.ok()) [[unlikely]] return s;
+    if (!SizeOk(*pick)) [[unlikely]] return SizeTooSmall(where, "pick", *pick);
     return svc->Finish(where, *pick, 0, WT_OUTCOME_SUCCESS, false);
   });
 }
