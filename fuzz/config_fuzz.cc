@@ -61,6 +61,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   wt_free(again);
   if (first != second) Fail("resolve(resolve(x)) != resolve(x)", first + "\n----\n" + second);
 
+  // A document that names a state file would have the fuzzer create files at paths it made up
+  // (as whoever runs it): its engine is not made. The state file's reader has a fuzzer of its own.
+  if (first.find("\"state_file\": \"\"") == std::string::npos) return 0;
+
   // The document is usable as it is: create an engine from it and reload its resolved form.
   wt_engine* engine = nullptr;
   if (wt_engine_create(text, size, WT_CLOCK_MANUAL, &engine) != WT_OK) {

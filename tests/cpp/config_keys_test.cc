@@ -56,6 +56,7 @@ Config EveryFieldChanged() {
   c.picker = {PickMode::kLoadAware, 2000, 250, 0.05};
   c.events = {4096};
   c.limits = {65536, 16, 1000, 120000.5};
+  c.exports = {"/run/weighted/{service}-{pid}.state", "0640", "orders \"eu\"", 600, 4096};
   return c;
 }
 
@@ -79,7 +80,7 @@ TEST(ConfigRoundTrip, WritesEveryKey) {
   const json j = json::parse(ConfigToJson(DefaultConfig()));
   const std::set<std::string> top = {"profile", "seed",   "controller", "window", "rules",
                                      "isolation", "panic", "slow_start", "picker", "events",
-                                     "limits"};
+                                     "limits", "export"};
   std::set<std::string> got;
   for (const auto& [k, v] : j.items()) got.insert(k);
   EXPECT_EQ(got, top);
@@ -91,6 +92,7 @@ TEST(ConfigRoundTrip, WritesEveryKey) {
   EXPECT_EQ(j["picker"].size(), 4u);
   EXPECT_EQ(j["events"].size(), 1u);
   EXPECT_EQ(j["limits"].size(), 4u);
+  EXPECT_EQ(j["export"].size(), 5u);
   // S-W2, spelled exactly as docs/config.md shows it.
   EXPECT_EQ(j["rules"], json::parse(R"([
       {"metric": "latency_p99", "relative": 2.0, "penalty": 0.3},
@@ -278,6 +280,7 @@ TEST(ConfigKeys, EveryFieldOfConfigHasAKey) {
       {"picker", FieldCount<Config::Picker>()},
       {"events", FieldCount<Config::Events>()},
       {"limits", FieldCount<Config::Limits>()},
+      {"export", FieldCount<Config::Export>()},
   };
   for (const auto& [section, fields] : sections) EXPECT_EQ(KeysIn(section), fields) << section;
   std::set<std::string_view> layout_sections;
@@ -319,7 +322,8 @@ void ExpectSchemaType(const json& node, const Key& k) {
   static const std::map<KeyType, const char*> kTypes = {{KeyType::kInt, "integer"},
                                                         {KeyType::kUint64, "integer"},
                                                         {KeyType::kDouble, "number"},
-                                                        {KeyType::kBool, "boolean"}};
+                                                        {KeyType::kBool, "boolean"},
+                                                        {KeyType::kString, "string"}};
   if (k.type == KeyType::kEnum) {
     EXPECT_EQ(node.value("type", "string"), "string");
     ASSERT_TRUE(node.contains("enum"));
@@ -328,6 +332,7 @@ void ExpectSchemaType(const json& node, const Key& k) {
     EXPECT_EQ(node.value("type", ""), kTypes.at(k.type));
     EXPECT_FALSE(node.contains("enum"));
   }
+  if (k.type == KeyType::kString) EXPECT_EQ(node.value("maxLength", -1.0), k.range.hi);
   EXPECT_EQ(SchemaRange(node), ExpectedRange(k));
   EXPECT_FALSE(node.value("description", "").empty());
 }
@@ -420,6 +425,8 @@ void ExpectMarkdownRange(const std::string& cell, const Key& k) {
     EXPECT_EQ(cell, "[0, 2^64 − 1]");
   } else if (k.type == KeyType::kBool) {
     EXPECT_EQ(cell, "");
+  } else if (k.type == KeyType::kString) {
+    EXPECT_TRUE(Contains(cell, "at most " + std::to_string(int64_t(k.range.hi)) + " bytes"));
   } else if (k.type == KeyType::kEnum) {
     std::string list;
     for (std::string_view c : k.choices) {
@@ -449,7 +456,7 @@ std::string MarkdownName(const Key& k) {
 TEST(ConfigKeys, ReferenceStatesEveryKeyWithTypeDefaultAndRange) {
   static const std::map<KeyType, const char*> kTypes = {
       {KeyType::kInt, "integer"}, {KeyType::kUint64, "integer"}, {KeyType::kDouble, "number"},
-      {KeyType::kBool, "boolean"}, {KeyType::kEnum, "string"}};
+      {KeyType::kBool, "boolean"}, {KeyType::kEnum, "string"}, {KeyType::kString, "string"}};
   const std::string md = ReadFile("docs/config.md");
   const auto rows = MarkdownRows(md, "## Keys", "## Combinations that are refused");
   const Config defaults = DefaultConfig();
@@ -549,6 +556,14 @@ TEST(ConfigKeys, ReaderRejectsValuesOutsideEachRange) {
           list += (list.empty() ? "\"" : ", \"") + std::string(c) + "\"";
         }
         bad = {{"nope", "must be one of " + list + ", got string \"nope\""}};
+        break;
+      }
+      case KeyType::kString: {
+        const auto hi = static_cast<size_t>(k.range.hi);
+        bad = {{1, "must be a string, got 1"},
+               {std::string(hi + 1, '7'), "must be at most " + std::to_string(hi) + " bytes, got " +
+                                               std::to_string(hi + 1)},
+               {"a\tb", "must not contain control characters (byte 0x09 at offset 1)"}};
         break;
       }
     }

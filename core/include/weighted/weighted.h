@@ -66,11 +66,13 @@ extern "C" {
  * ------------------------------------------------------------------------------------------- */
 
 #define WT_VERSION_MAJOR 2
-#define WT_VERSION_MINOR 0
+#define WT_VERSION_MINOR 1
 #define WT_VERSION_PATCH 0
 /* MAJOR * 10000 + MINOR * 100 + PATCH (see "Compatibility" above). 2.0 made the structs sized,
  * moved the engine's pick bits out of the flags into wt_pick.ticket, returned keys and user
- * pointers from endpoint sets, and added service removal and the callback release hook. */
+ * pointers from endpoint sets, and added service removal and the callback release hook.
+ * 2.1 added the state file (export.state_file) and the monitor that reads it (wt_monitor_*),
+ * and WT_ERR_FORMAT. */
 #define WT_VERSION_NUMBER (WT_VERSION_MAJOR * 10000 + WT_VERSION_MINOR * 100 + WT_VERSION_PATCH)
 
 /* The version of the library actually loaded, as WT_VERSION_NUMBER computes it. */
@@ -98,6 +100,9 @@ typedef enum wt_status {
                                   is counted as stale, not lost */
   WT_ERR_NO_MEMORY = 10,
   WT_ERR_DUPLICATE = 11,       /* the same endpoint id twice in one endpoint set */
+  WT_ERR_FORMAT = 12,          /* 2.1: a state file this library does not understand (another
+                                  format version, a bad magic, sizes or contents that do not
+                                  fit); the message says which check failed */
   WT_ERR_INTERNAL = 99         /* a bug: please report it with the message */
 } wt_status;
 
@@ -408,6 +413,54 @@ WT_API wt_status wt_engine_poll_event(wt_engine* engine, wt_event* out, int* out
 WT_API wt_status wt_engine_snapshot_json(wt_engine* engine, char** out_json, size_t* out_len);
 /* The same in Prometheus text exposition format 0.0.4. */
 WT_API wt_status wt_engine_prometheus(wt_engine* engine, char** out_text, size_t* out_len);
+
+/* ---------------------------------------------------------------------------------------------
+ * Monitor (2.1): read another process's engine through its state file
+ *
+ * With export.state_file set in its config, an engine publishes its state to that file: the
+ * snapshot JSON, one history point per controller cycle and a ring of recent events
+ * (docs/state-file.md). A monitor reads it from any process, any number at once; it never
+ * blocks the writer and never returns a torn state. Everything in the file is checked before it
+ * is used: a truncated, corrupted or hostile file is an error (WT_ERR_FORMAT, the message says
+ * which check failed), never a crash. A writer that died leaves its last state readable.
+ * Calls on one monitor may come from any thread (they are serialised); every JSON text returned
+ * is owned by the caller (wt_free). *out_len may be NULL.
+ * ------------------------------------------------------------------------------------------- */
+
+typedef struct wt_monitor wt_monitor;
+
+/* Opens the state file at `path` read-only. WT_ERR_IO: it cannot be opened; WT_ERR_FORMAT: it
+ * is not a state file of a format this library reads. The monitor follows the file when the
+ * writer replaces it (it grows by renaming a new file over the path). */
+WT_API wt_status wt_monitor_open(const char* path, wt_monitor** out);
+/* Accepts NULL. */
+WT_API void wt_monitor_close(wt_monitor* monitor);
+
+/* The engine's snapshot as its writer last published it: the text wt_engine_snapshot_json
+ * returned in the writer's process. WT_ERR_NOT_FOUND before the writer's first publication. */
+WT_API wt_status wt_monitor_snapshot_json(wt_monitor* monitor, char** out_json, size_t* out_len);
+
+/* {"interval_ms": ..., "next": N, "points": [...]}: the history points numbered after `since`
+ * (0: every point kept), at most the newest `max_points` of them (0: no limit), oldest first.
+ * Each point is {"n", "time_ns", "unix_ms", "columns", "services": [{"name", "panic",
+ * "endpoints": [[id, state, weight, share, measured, penalty], ...]}]} (null where the snapshot
+ * lacks a field). Pass `next` back as `since` to read only newer points. */
+WT_API wt_status wt_monitor_history_json(wt_monitor* monitor, uint64_t since, size_t max_points,
+                                         char** out_json, size_t* out_len);
+
+/* {"next": N, "lost": L, "reset": bool, "events": [...]}: the events numbered after `cursor`
+ * (0: every event kept), at most `max_events` (0: no limit), oldest first. Each event is
+ * {"n", "time_ns", "type", "service", "endpoint", "old_weight", "new_weight", "reason"}. `lost`
+ * counts events overwritten in the ring before they were read; `reset` says `cursor` was beyond
+ * the file's newest event (a restarted writer) and reading began again from its oldest. */
+WT_API wt_status wt_monitor_events_json(wt_monitor* monitor, uint64_t cursor, size_t max_events,
+                                        char** out_json, size_t* out_len);
+
+/* {"path", "format", "service", "pid", "state": "running" | "closed" | "gone", "writer_alive",
+ * "library_version", "interval_ms", "created_unix_ms", "last_write_unix_ms", "age_ms",
+ * "snapshots", "history_points", "history_slots", "events", "event_slots", "file_bytes"}.
+ * "gone": the file says running but its pid is not (the writer was killed). */
+WT_API wt_status wt_monitor_info_json(wt_monitor* monitor, char** out_json, size_t* out_len);
 
 #ifdef __cplusplus
 }

@@ -1,6 +1,7 @@
 #include "abi/c_api.h"
 #include "export/prometheus.h"
 #include "export/snapshot_json.h"
+#include "export/state_file.h"
 
 using namespace weighted;
 
@@ -12,9 +13,26 @@ wt_status Create(const char* where, std::string_view json, int clock_mode, wt_en
     std::unique_ptr<Engine> e;
     Status s = Engine::Create(where, json, clock_mode, &e);
     if (!s.ok()) return s;
+    StateFileChange file;
+    s = PrepareStateFile(where, *e, StateFileSettingsOf(*e->config()), &file);
+    if (s.ok()) s = InstallStateFile(where, *e, std::move(file));
+    if (!s.ok()) return s;
     *out = reinterpret_cast<wt_engine*>(e.release());
     return Status::Ok();
   });
+}
+
+// A reload whose state file cannot be made is refused before anything changes.
+Status Reload(const char* where, Engine& engine, std::string_view json) {
+  Config next;
+  StateFileChange file;
+  if (ParseConfig(json, &next).ok()) {  // else Reload reports the error
+    Status s = PrepareStateFile(where, engine, StateFileSettingsOf(next), &file);
+    if (!s.ok()) return s;
+  }
+  Status s = engine.Reload(where, json);
+  if (!s.ok()) return s;  // the prepared file, never renamed to its path, is removed
+  return InstallStateFile(where, engine, std::move(file));
 }
 
 }  // namespace
@@ -44,7 +62,7 @@ WT_API wt_status wt_engine_reload(wt_engine* engine, const char* json, size_t le
     Status s = CheckEngine("wt_engine_reload", engine);
     if (!s.ok()) return s;
     if (!json) return NullArg("wt_engine_reload", "json");
-    return AsEngine(engine)->Reload("wt_engine_reload", std::string_view(json, len));
+    return Reload("wt_engine_reload", *AsEngine(engine), std::string_view(json, len));
   });
 }
 
@@ -56,7 +74,7 @@ WT_API wt_status wt_engine_reload_from_file(wt_engine* engine, const char* path)
     s = ReadFile("wt_engine_reload_from_file", path,
                  AsEngine(engine)->config()->limits.max_config_bytes, &text);
     if (!s.ok()) return s;
-    return AsEngine(engine)->Reload("wt_engine_reload_from_file", text);
+    return Reload("wt_engine_reload_from_file", *AsEngine(engine), text);
   });
 }
 

@@ -119,6 +119,16 @@ struct Config {
     uint32_t queue_capacity = 1024;
   } events;
 
+  // The state file (export/state_file.h): a memory-mapped copy of the engine's state that other
+  // processes attach to. Off while `state_file` is empty.
+  struct Export {
+    std::string state_file;              // a path; "{service}" and "{pid}" are filled in
+    std::string state_file_mode = "0600";  // octal permission bits of the file
+    std::string service_name;            // "{service}"; empty: the program's name
+    uint32_t state_history = 240;        // per-cycle points kept: 20 minutes at 5 s cycles
+    uint32_t state_events = 1024;        // events kept for readers that attach later
+  } exports;
+
   struct Limits {
     size_t max_config_bytes = 1 << 20;
     uint32_t max_services = 1024;

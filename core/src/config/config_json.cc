@@ -86,6 +86,9 @@ void ReadKey(const Node& n, const Key& k, Config& c) {
     case KeyType::kEnum:
       v = static_cast<int64_t>(ReadChoice(n, k.choices));
       break;
+    case KeyType::kString:
+      v = ReadString(n, static_cast<size_t>(k.range.hi));
+      break;
   }
   k.field.set(c, v);
 }
@@ -171,6 +174,36 @@ void CheckConsistency(const json& doc, const Config& c) {
   }
 }
 
+// The state file's path is filled in and created by the engine's process: only the two
+// placeholders it knows, and a mode the owner can still read and write.
+void CheckExport(const Config& c) {
+  const std::string& path = c.exports.state_file;
+  for (size_t i = path.find('{'); i != std::string::npos; i = path.find('{', i + 1)) {
+    const std::string_view rest = std::string_view(path).substr(i);
+    if (rest.starts_with("{service}") || rest.starts_with("{pid}")) continue;
+    throw ConfigReadError{WT_ERR_CONFIG_INVALID, "/export/state_file",
+                          fmt::format("unknown placeholder at offset {}: only {{service}} and "
+                                      "{{pid}} are filled in", i)};
+  }
+  if (!path.empty() && (path.back() == '/' || path.ends_with("/.") || path.ends_with("/.."))) {
+    throw ConfigReadError{WT_ERR_CONFIG_INVALID, "/export/state_file",
+                          "names a directory; give the file's path (e.g. /run/weighted/{service}.state)"};
+  }
+  const std::string& mode = c.exports.state_file_mode;
+  const bool octal = (mode.size() == 3 || (mode.size() == 4 && mode[0] == '0')) &&
+                     mode.find_first_not_of("01234567") == std::string::npos;
+  if (!octal) {
+    throw ConfigReadError{WT_ERR_CONFIG_INVALID, "/export/state_file_mode",
+                          fmt::format("must be octal permission bits such as \"0600\" or "
+                                      "\"0640\", got {}", Quoted(mode))};
+  }
+  if ((std::stoi(mode, nullptr, 8) & 0600) != 0600) {
+    throw ConfigReadError{WT_ERR_CONFIG_INVALID, "/export/state_file_mode",
+                          fmt::format("{} leaves the owner without read and write; the writer "
+                                      "and its own tools need both (0600 at least)", Quoted(mode))};
+  }
+}
+
 Config ReadConfig(std::string_view text) {
   const json doc = ParseDocument(text);
   const config_keys::Layout& layout = config_keys::DocumentLayout();
@@ -184,6 +217,7 @@ Config ReadConfig(std::string_view text) {
   Config c = article ? ArticleConfig() : DefaultConfig();
   ReadSections(root, c);
   CheckConsistency(doc, c);
+  CheckExport(c);
   if (text.size() > c.limits.max_config_bytes) {
     throw ConfigReadError{WT_ERR_LIMIT, "/limits/max_config_bytes",
                           fmt::format("this document is {} bytes, more than the {} it allows",

@@ -35,7 +35,7 @@ static_assert(static_cast<int>(PickMode::kLoadAware) == 1);
 // objects, read and written by config_json.cc's own code.
 constexpr std::string_view kSectionNames[] = {"controller", "window", "rules",  "isolation",
                                               "panic",      "slow_start", "picker", "events",
-                                              "limits"};
+                                              "limits", "export"};
 
 // Every integer key has a closed range: ReadInt takes its two ends.
 constexpr Range Ints(int64_t lo, int64_t hi) {
@@ -62,6 +62,11 @@ constexpr Key Bool(std::string_view section, std::string_view name, std::string_
   return Make(section, name, KeyType::kBool, {}, {}, FieldAt<kPath...>(), doc);
 }
 template <auto... kPath>
+constexpr Key Text(std::string_view section, std::string_view name, int64_t max_bytes,
+                   std::string_view doc) {
+  return Make(section, name, KeyType::kString, Ints(0, max_bytes), {}, FieldAt<kPath...>(), doc);
+}
+template <auto... kPath>
 constexpr Key Enum(std::string_view section, std::string_view name,
                    std::span<const std::string_view> choices, std::string_view doc) {
   return Make(section, name, KeyType::kEnum, {}, choices, FieldAt<kPath...>(), doc);
@@ -76,6 +81,7 @@ constexpr auto kSlowStart = &C::slow_start;
 constexpr auto kPicker = &C::picker;
 constexpr auto kEvents = &C::events;
 constexpr auto kLimits = &C::limits;
+constexpr auto kExport = &C::exports;
 
 constexpr Key kKeys[] = {
     // [0, 2^64): every uint64_t, as ReadUint64 reads it.
@@ -139,6 +145,19 @@ constexpr Key kKeys[] = {
         kMaxCount, "most endpoints in one service's endpoint set"),
     Number<kLimits, &C::Limits::max_latency_ms>("limits", "max_latency_ms", {0, kDayMs, true},
         "reported latencies above this are rejected as absurd"),
+
+    Text<kExport, &C::Export::state_file>("export", "state_file", 4095,
+        "path of the state file other processes attach to; \"{service}\" and \"{pid}\" are "
+        "filled in; empty: none"),
+    Text<kExport, &C::Export::state_file_mode>("export", "state_file_mode", 4,
+        "the state file's permission bits, octal (\"0600\": the owner only)"),
+    Text<kExport, &C::Export::service_name>("export", "service_name", 256,
+        "what \"{service}\" becomes in state_file, and the name readers show; empty: the "
+        "program's name"),
+    Int<kExport, &C::Export::state_history>("export", "state_history", 10, 100000,
+        "controller cycles of history the state file keeps, one point each"),
+    Int<kExport, &C::Export::state_events>("export", "state_events", 16, kMaxCount,
+        "events the state file keeps for readers that attach later"),
 };
 
 constexpr Key InRule(std::string_view name, KeyType type, Range range, std::string_view doc,

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <span>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <type_traits>
@@ -26,11 +27,12 @@ enum class KeyType : uint8_t {
   kDouble,  // a finite number in `range`
   kBool,
   kEnum,    // one of `choices`, stored as the enum whose value is the choice's index
+  kString,  // text of at most range.hi bytes, without control characters
 };
 
 // A key's value on its way between a document and a Config. One alternative per kind of storage:
 // enums travel as their index, unsigned 64-bit fields as uint64_t, other integers as int64_t.
-using Value = std::variant<int64_t, uint64_t, double, bool>;
+using Value = std::variant<int64_t, uint64_t, double, bool, std::string>;
 
 // Reads and writes one field of a Config; made by FieldAt from member pointers.
 struct Field {
@@ -90,7 +92,9 @@ const Layout& DocumentLayout();
 
 template <typename T>
 Value ToValue(T v) {
-  if constexpr (std::is_enum_v<T>) {
+  if constexpr (std::is_same_v<T, std::string>) {
+    return v;
+  } else if constexpr (std::is_enum_v<T>) {
     return static_cast<int64_t>(v);
   } else if constexpr (std::is_same_v<T, bool> || std::is_floating_point_v<T>) {
     return v;
@@ -104,7 +108,17 @@ Value ToValue(T v) {
 // The reader has checked the value against the key's range, so the cast cannot narrow.
 template <typename T>
 T FromValue(Value v) {
-  return std::visit([](auto x) { return static_cast<T>(x); }, v);
+  if constexpr (std::is_same_v<T, std::string>) {
+    return std::get<std::string>(std::move(v));
+  } else {
+    return std::visit([](auto x) -> T {
+      if constexpr (std::is_same_v<decltype(x), std::string>) {
+        throw std::logic_error("a text value for a number field");
+      } else {
+        return static_cast<T>(x);
+      }
+    }, v);
+  }
 }
 
 // The field reached from Config through `kPath` (one member pointer at the top level, two in a

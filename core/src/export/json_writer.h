@@ -57,6 +57,9 @@ class JsonWriter {
     return *this;
   }
 
+  // A value that is JSON already (an event's reason, made by the engine).
+  JsonWriter& Json(std::string_view json) { return Raw(json); }
+
   std::string Take() { return std::move(out_); }
 
  private:

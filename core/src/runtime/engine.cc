@@ -51,6 +51,7 @@ Engine::~Engine() {
   }
   loop_cv_.notify_all();
   if (controller_.joinable()) controller_.join();
+  SetStateSink(nullptr);  // its last write reads the services, so it goes before them
   magic_ = 0;
 }
 
@@ -96,8 +97,9 @@ Status Engine::Reload(const char* where, std::string_view json) {
   }
   std::vector<PendingEvent> ev{{WT_EVENT_CONFIG_RELOADED, Now(), "", 0, 0,
                                 fmt::format(R"({{"profile":"{}"}})", next->profile)}};
-  events_.Dispatch("", ev);
+  Deliver("", ev);
   Dispatch(batches);
+  SinkChanged();
   return Status::Ok();
 }
 
@@ -133,7 +135,8 @@ Status Engine::SetEndpoints(const char* where, Service* svc, const SpecArray& sp
     std::shared_lock membership(membership_mu_);
     s = svc->SetEndpoints(where, specs, release, *config(), &evs, keys, epoch);
   }
-  events_.Dispatch(svc->name(), evs);
+  Deliver(svc->name(), evs);
+  if (s.ok()) SinkChanged();
   return s;
 }
 
@@ -159,12 +162,34 @@ Status Engine::RemoveService(const char* where, Service* svc) {
   Service* raw = owned.release();
   reclaimer_.Retire([raw] { delete raw; });
   reclaimer_.Collect();
-  events_.Dispatch(name, ev);
+  Deliver(name, ev);
+  SinkChanged();
   return Status::Ok();
 }
 
 void Engine::Dispatch(EventBatches& batches) {
-  for (auto& [name, evs] : batches) events_.Dispatch(name, evs);
+  for (auto& [name, evs] : batches) Deliver(name, evs);
+}
+
+void Engine::Deliver(const std::string& service, std::vector<PendingEvent>& events) {
+  if (events.empty()) return;
+  events_.Dispatch(service, events);
+  if (auto sink = Sink()) sink->OnEvents(service, events);
+}
+
+std::shared_ptr<StateSink> Engine::Sink() const {
+  std::lock_guard lock(sink_mu_);
+  return sink_;
+}
+
+void Engine::SinkChanged() {
+  if (auto sink = Sink()) sink->OnChange();
+}
+
+std::shared_ptr<StateSink> Engine::SetStateSink(std::shared_ptr<StateSink> sink) {
+  std::lock_guard lock(sink_mu_);
+  std::swap(sink_, sink);
+  return sink;
 }
 
 void Engine::RunCycleAt(int64_t now, EventBatches* batches) {
@@ -179,6 +204,7 @@ void Engine::RunCycleAt(int64_t now, EventBatches* batches) {
     svc->Cycle(*cfg, now, &evs);
     if (!evs.empty()) batches->emplace_back(svc->name(), std::move(evs));
   }
+  if (auto sink = Sink()) sink->OnCycle(now);
 }
 
 void Engine::RunCycle() {

@@ -16,6 +16,7 @@
 #include "runtime/event_queue.h"
 #include "runtime/reclaim.h"
 #include "runtime/service.h"
+#include "runtime/state_sink.h"
 #include "util/clock.h"
 #include "util/status.h"
 
@@ -51,6 +52,11 @@ class Engine {
   // Frees what no reader holds any more: settles the totals of removed endpoints before a view.
   void CollectRetired() { reclaimer_.Collect(); }
 
+  // Installs `sink` (nullptr: none) and returns the one it replaces; the caller destroys that
+  // after this returns (no call of it runs then). A sink must not outlive the engine.
+  std::shared_ptr<StateSink> SetStateSink(std::shared_ptr<StateSink> sink);
+  std::shared_ptr<StateSink> state_sink() const { return Sink(); }
+
   // Detects a destroyed or foreign handle on a best-effort basis at the C boundary.
   bool Valid() const { return magic_ == kMagic; }
 
@@ -63,6 +69,10 @@ class Engine {
   void RunCycleAt(int64_t now, EventBatches* out);
   void ControllerLoop();
   void Dispatch(EventBatches& batches);
+  // Queues and delivers one service's events, and hands them to the state sink.
+  void Deliver(const std::string& service, std::vector<PendingEvent>& events);
+  std::shared_ptr<StateSink> Sink() const;
+  void SinkChanged();
 
   static constexpr uint64_t kMagic = 0x77742d656e67696eull;  // "wt-engin"
   uint64_t magic_ = kMagic;
@@ -86,6 +96,11 @@ class Engine {
 
   std::mutex cycle_mu_;  // one controller cycle at a time; a removal waits for the cycle to end
   int64_t next_cycle_ns_ = 0;
+
+  // Held only to copy or swap the pointer: a sink's calls run without it, and a swap waits for
+  // none of them (the old sink lives until its last running call returns).
+  mutable std::mutex sink_mu_;
+  std::shared_ptr<StateSink> sink_;
 
   std::mutex loop_mu_;
   std::condition_variable loop_cv_;

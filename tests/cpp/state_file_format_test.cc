@@ -1,0 +1,185 @@
+// A monitor refuses what it does not understand with a message naming the check, and reads
+// through what a crashed writer leaves: each case patches a real state file the way damage, an
+// old or new writer, or a crash would.
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstddef>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <string>
+
+#include <gmock/gmock.h>
+
+#include "export/state_format.h"
+#include "harness.h"
+#include "state_file_helpers.h"
+
+namespace weighted::testing {
+namespace {
+
+namespace sf = state_format;
+
+class StateFileFormat : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    good_ = dir_.file("good.state");
+    Harness h(Config(good_, R"("state_history": 10, "state_events": 16)"));
+    h.Set({{"a", 100}, {"b", 100}});
+    wt_engine_advance(h.engine(), 15 * kSecond);
+  }
+
+  sf::Header ReadHeader(const std::string& path) {
+    sf::Header h{};
+    std::ifstream in(path, std::ios::binary);
+    in.read(reinterpret_cast<char*>(&h), sizeof h);
+    return h;
+  }
+
+  // A copy of the good file with `patch` applied to its bytes.
+  std::string Variant(const std::string& name, const std::function<void(std::string&)>& patch) {
+    std::ifstream in(good_, std::ios::binary);
+    std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    patch(bytes);
+    const std::string path = dir_.file(name);
+    std::ofstream(path, std::ios::binary).write(bytes.data(), std::streamsize(bytes.size()));
+    return path;
+  }
+
+  template <typename T>
+  static void Put(std::string& bytes, size_t offset, T value) {
+    std::memcpy(bytes.data() + offset, &value, sizeof value);
+  }
+
+  // The offset of the newest snapshot's slot in the good file.
+  uint64_t NewestSnapshotSlot() {
+    const sf::Header h = ReadHeader(good_);
+    return h.snapshot_offset[(h.snapshots - 1) % 2];
+  }
+
+  static std::string OpenError(const std::string& path, wt_status expected) {
+    wt_monitor* m = nullptr;
+    EXPECT_EQ(wt_monitor_open(path.c_str(), &m), expected);
+    EXPECT_EQ(m, nullptr);
+    return wt_last_error();
+  }
+  static std::string SnapshotError(const std::string& path) {
+    wt_monitor* m = nullptr;
+    EXPECT_EQ(wt_monitor_open(path.c_str(), &m), WT_OK) << wt_last_error();
+    char* t = nullptr;
+    EXPECT_EQ(wt_monitor_snapshot_json(m, &t, nullptr), WT_ERR_FORMAT);
+    std::string message = wt_last_error();
+    wt_free(t);
+    wt_monitor_close(m);
+    return message;
+  }
+
+  TempDir dir_;
+  std::string good_;
+};
+
+MATCHER_P(Says, part, "") { return arg.find(part) != std::string::npos; }
+
+TEST_F(StateFileFormat, TheGoodFileReads) {
+  Monitor m(good_);
+  EXPECT_EQ(json::parse(m.Snapshot())["services"][0]["endpoints"].size(), 2u);
+}
+
+TEST_F(StateFileFormat, HeadersItDoesNotUnderstandAreRefused) {
+  EXPECT_THAT(OpenError(Variant("magic", [](std::string& b) { b[0] = 'X'; }), WT_ERR_FORMAT),
+              Says("bad magic"));
+  EXPECT_THAT(OpenError(Variant("v2", [](std::string& b) {
+                Put<uint32_t>(b, offsetof(sf::Header, major), 2);
+              }), WT_ERR_FORMAT), Says("format version 2.0; this library reads 1.x"));
+  EXPECT_THAT(OpenError(Variant("endian", [](std::string& b) {
+                Put<uint32_t>(b, offsetof(sf::Header, endian_tag), 0x04030201);
+              }), WT_ERR_FORMAT), Says("byte order"));
+  EXPECT_THAT(OpenError(Variant("short", [](std::string& b) { b.resize(100); }), WT_ERR_FORMAT),
+              Says("shorter than a header"));
+  EXPECT_THAT(OpenError(Variant("cut", [](std::string& b) { b.resize(b.size() / 2); }),
+                        WT_ERR_FORMAT), Says("truncated?"));
+  EXPECT_THAT(OpenError(Variant("slots0", [](std::string& b) {
+                Put<uint64_t>(b, offsetof(sf::Header, history_slots), 0);
+              }), WT_ERR_FORMAT), Says("history: 0 slots"));
+  EXPECT_THAT(OpenError(Variant("far", [](std::string& b) {
+                Put<uint64_t>(b, offsetof(sf::Header, events_offset), ~uint64_t{0} - 100);
+              }), WT_ERR_FORMAT), Says("events: offset"));
+  EXPECT_THAT(OpenError(Variant("overflow", [](std::string& b) {
+                Put<uint64_t>(b, offsetof(sf::Header, event_slots), sf::kMaxSlots);
+                Put<uint64_t>(b, offsetof(sf::Header, event_slot_bytes), sf::kMaxSlotBytes);
+              }), WT_ERR_FORMAT), Says("does not fit"));
+  EXPECT_THAT(OpenError(Variant("state", [](std::string& b) {
+                Put<uint64_t>(b, offsetof(sf::Header, state), 9);
+              }), WT_ERR_FORMAT), Says("writer state 9"));
+  EXPECT_THAT(OpenError(Variant("name", [](std::string& b) {
+                std::memset(b.data() + offsetof(sf::Header, service), 'x', sf::kMaxServiceName + 8);
+              }), WT_ERR_FORMAT), Says("unterminated"));
+}
+
+TEST_F(StateFileFormat, WhatIsNoStateFileAtAll) {
+  EXPECT_THAT(OpenError(dir_.file("missing"), WT_ERR_IO), Says("No such file"));
+  EXPECT_THAT(OpenError(dir_.path(), WT_ERR_FORMAT), Says("not a regular file"));
+  std::ofstream(dir_.file("empty"));
+  EXPECT_THAT(OpenError(dir_.file("empty"), WT_ERR_FORMAT), Says("shorter than a header"));
+  std::ofstream(dir_.file("text")) << std::string(8192, '{');
+  EXPECT_THAT(OpenError(dir_.file("text"), WT_ERR_FORMAT), Says("bad magic"));
+  wt_monitor* m = nullptr;
+  EXPECT_EQ(wt_monitor_open(nullptr, &m), WT_ERR_INVALID_ARGUMENT);
+  EXPECT_EQ(wt_monitor_open(good_.c_str(), nullptr), WT_ERR_INVALID_ARGUMENT);
+  char* t = nullptr;
+  EXPECT_EQ(wt_monitor_snapshot_json(nullptr, &t, nullptr), WT_ERR_INVALID_ARGUMENT);
+  wt_monitor_close(nullptr);
+}
+
+TEST_F(StateFileFormat, DamagedSlotsAreErrorsNotText) {
+  const uint64_t slot = NewestSnapshotSlot();
+  EXPECT_THAT(SnapshotError(Variant("flip", [&](std::string& b) {
+                b[slot + sizeof(sf::SlotHeader) + 10] ^= 0x20;
+              })), Says("fails its hash"));
+  EXPECT_THAT(SnapshotError(Variant("long", [&](std::string& b) {
+                Put<uint64_t>(b, slot + offsetof(sf::SlotHeader, length), uint64_t{1} << 40);
+              })), Says("claims"));
+  EXPECT_THAT(SnapshotError(Variant("nul", [&](std::string& b) {
+                const size_t at = slot + sizeof(sf::SlotHeader) + 3;
+                b[at] = '\0';
+                const auto* sh = reinterpret_cast<const sf::SlotHeader*>(b.data() + slot);
+                Put<uint64_t>(b, slot + offsetof(sf::SlotHeader, hash),
+                              sf::Hash(b.data() + slot + sizeof(sf::SlotHeader), sh->length));
+              })), Says("NUL"));
+}
+
+TEST_F(StateFileFormat, AFileTruncatedUnderAnOpenMonitorIsAnError) {
+  const std::string path = Variant("shrinks", [](std::string&) {});
+  Monitor m(path);
+  ASSERT_EQ(truncate(path.c_str(), 8192), 0);
+  char* t = nullptr;
+  EXPECT_EQ(wt_monitor_snapshot_json(m.get(), &t, nullptr), WT_ERR_FORMAT);
+  EXPECT_THAT(std::string(wt_last_error()), Says("truncated?"));
+}
+
+// A writer killed inside a write leaves that slot's seq odd for good. The header still sends
+// readers to the previous complete slot (it moves only after a slot is complete), so the
+// snapshot, the history and the events before it read as they were.
+TEST_F(StateFileFormat, ASlotLeftMidWriteByACrashIsSkipped) {
+  const sf::Header h = ReadHeader(good_);
+  const uint64_t next_snapshot = h.snapshot_offset[h.snapshots % 2];
+  const uint64_t next_point = h.history_offset + (h.history_points % h.history_slots) *
+                                                     h.history_slot_bytes;
+  const std::string path = Variant("crashed", [&](std::string& b) {
+    Put<uint64_t>(b, next_snapshot + offsetof(sf::SlotHeader, seq), 7);
+    Put<uint64_t>(b, next_point + offsetof(sf::SlotHeader, seq), 11);
+  });
+  Monitor m(path);
+  EXPECT_EQ(json::parse(m.Snapshot())["services"][0]["endpoints"].size(), 2u);
+  EXPECT_EQ(json::parse(m.History(0, 0))["points"].size(), 3u);
+  // Had it died with the header already pointing at the torn slot (it cannot), the reader
+  // gives up after a bounded number of reads instead of waiting for a writer that is gone.
+  const uint64_t newest = h.snapshot_offset[(h.snapshots - 1) % 2];
+  EXPECT_THAT(SnapshotError(Variant("torn", [&](std::string& b) {
+                Put<uint64_t>(b, newest + offsetof(sf::SlotHeader, seq), 9);
+              })), Says("no complete snapshot"));
+}
+
+}  // namespace
+}  // namespace weighted::testing
