@@ -14,7 +14,7 @@ SAN_TARGETS := weighted_tests weighted_c_test weighted_example_c
 # The install check builds a consumer project with the host compiler; it tests packaging, not
 # memory or threads, and runs in the release suite.
 SAN_CTEST_EXCLUDE := install_find_package_and_pkg_config
-FUZZ_TARGETS := config api
+FUZZ_TARGETS := config api monitor
 FUZZ_SECONDS ?= 60
 FUZZ_LONG_SECONDS ?= 600
 FUZZ_DIR := build/fuzz
@@ -54,6 +54,7 @@ define fuzz_run
 	  mkdir -p $(FUZZ_DIR)/corpus/$$t $(FUZZ_DIR)/artifacts; \
 	  dict=; [ -f fuzz/$$t.dict ] && dict=-dict=fuzz/$$t.dict; \
 	  extra=; [ $$t = api ] && extra="-max_len=2048 -len_control=0"; \
+	  [ $$t = monitor ] && extra="-max_len=16384"; \
 	  echo "fuzz: $$t for $(1) s"; \
 	  $(FUZZ_DIR)/fuzz_$$t $(FUZZ_DIR)/corpus/$$t fuzz/corpus/$$t $$dict $$extra -max_total_time=$(1) \
 	    -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 -artifact_prefix=$(FUZZ_DIR)/artifacts/$$t- \

@@ -16,7 +16,7 @@ See docs/python.md.
 """
 from __future__ import annotations
 
-__version__ = "2.0.0"
+__version__ = "2.1.0"
 
 
 def _check_version(built: int, loaded: int) -> None:
@@ -37,14 +37,16 @@ _check_version(_weighted.BUILT_VERSION, _weighted.version_number())
 from ._errors import (  # noqa: E402
     ClosedError, ConfigError, ConfigFileError, ConfigInvalidError, ConfigParseError,
     DuplicateEndpointError, InternalError, InvalidArgumentError, LimitError, NoEndpointError,
-    NotFoundError, OutOfMemoryError, StaleEndpointError, WeightedError, WrongClockError)
+    NotFoundError, OutOfMemoryError, StaleEndpointError, StateFileFormatError, WeightedError,
+    WrongClockError)
 from ._engine import (  # noqa: E402
     Call, Engine, Event, EventType, Outcome, Pick, Service, classify_exception, resolve_config,
     validate_config, validate_config_file)
+from ._monitor import StateView, attach, find_state_files  # noqa: E402
 
 
 def library_version() -> str:
-    """The version of the loaded libweighted.so, e.g. ``"2.0.0"``."""
+    """The version of the loaded libweighted.so, e.g. ``"2.1.0"``."""
     return _weighted.version_string()
 
 
@@ -54,5 +56,6 @@ __all__ = [
     "WeightedError", "InvalidArgumentError", "ConfigError", "ConfigParseError",
     "ConfigInvalidError", "ConfigFileError", "NotFoundError", "NoEndpointError", "LimitError",
     "WrongClockError", "StaleEndpointError", "OutOfMemoryError", "DuplicateEndpointError",
-    "InternalError", "ClosedError",
+    "InternalError", "ClosedError", "StateFileFormatError", "StateView", "attach",
+    "find_state_files",
 ]

@@ -14,7 +14,7 @@ __all__ = [
     "WeightedError", "InvalidArgumentError", "ConfigError", "ConfigParseError",
     "ConfigInvalidError", "ConfigFileError", "NotFoundError", "NoEndpointError", "LimitError",
     "WrongClockError", "StaleEndpointError", "OutOfMemoryError", "DuplicateEndpointError",
-    "InternalError", "ClosedError", "from_status",
+    "InternalError", "ClosedError", "StateFileFormatError", "from_status",
 ]
 
 # Status names as the core spells them (wt_status_name), for every status it defines; -1 is
@@ -93,6 +93,11 @@ class DuplicateEndpointError(WeightedError, ValueError):
     """The same endpoint id appears twice in one endpoint set."""
 
 
+class StateFileFormatError(WeightedError, ValueError):
+    """A state file this library does not understand: another format version, a bad magic, or
+    sizes and contents that do not fit (the message says which check failed)."""
+
+
 class InternalError(WeightedError, RuntimeError):
     """A bug in the engine: please report it with the message."""
 
@@ -114,6 +119,7 @@ _CLASSES: Dict[int, Type[WeightedError]] = {
     9: StaleEndpointError,
     10: OutOfMemoryError,
     11: DuplicateEndpointError,
+    12: StateFileFormatError,
     99: InternalError,
 }
 

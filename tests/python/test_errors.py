@@ -22,6 +22,7 @@ from weighted import _errors
     (9, weighted.StaleEndpointError, "WT_ERR_STALE"),
     (10, weighted.OutOfMemoryError, "WT_ERR_NO_MEMORY"),
     (11, weighted.DuplicateEndpointError, "WT_ERR_DUPLICATE"),
+    (12, weighted.StateFileFormatError, "WT_ERR_FORMAT"),
     (99, weighted.InternalError, "WT_ERR_INTERNAL"),
     (-1, weighted.ClosedError, "CLOSED"),
 ])

@@ -58,6 +58,7 @@ void DrainReleases() noexcept;
 void RegisterErrors(py::module_& m);
 void RegisterEngine(py::module_& m);
 void RegisterService(py::module_& m);
+void RegisterMonitor(py::module_& m);
 
 struct EngineState;
 // The state of a weighted._weighted.Engine (or a Python subclass of it).

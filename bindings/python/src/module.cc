@@ -40,4 +40,5 @@ PYBIND11_MODULE(_weighted, m) {
   RegisterErrors(m);
   RegisterEngine(m);
   RegisterService(m);
+  RegisterMonitor(m);
 }

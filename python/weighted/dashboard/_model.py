@@ -1,13 +1,23 @@
 """What the dashboard shows, computed from an engine's snapshot or a simulation's results.
 
-Both sources produce the same view (``/api/state``)::
+Every source (in-process engine, replay, a state file, an actuator endpoint: _attach.py)
+produces the same view (``/api/state``)::
 
-    {"mode": "live" | "replay", "title": str, "time_s": float,
+    {"mode": "live" | "replay" | "attach", "title": str, "time_s": float,
      "services": [{"name", "panic", "endpoints": [{"id", "state", "weight", "target",
-                   "base_weight", "penalty", "rules": [{"metric", "value", "threshold",
-                   "penalty", "fired", "contribution"}], "p99_ms", "error_rate", "requests"}]}],
-     "timeline": {"t": [s, ...], "series": {"service/endpoint": [weight, ...]}},
+                   "base_weight", "penalty", "share", "measured_share", "share_source",
+                   "rules": [{"metric", "value", "threshold", "penalty", "fired",
+                   "contribution"}], "reasons": [{"kind", "name", "value", "threshold",
+                   "effect"}], "p99_ms", "error_rate", "requests"}]}],
+     "timeline": {"t": [s, ...], "series": {"service/endpoint": [weight, ...]},
+                  "share": {"service/endpoint": [share, ...]}},
      "events": [{"time_s", "type", "service", "endpoint", "old_weight", "new_weight", "reason"}]}
+
+Fields of the snapshot that an engine may or may not have (``share`` per endpoint with its
+expected and last cycle's measured share, ``reasons``, the state ``failing``) are read by name
+when present; when absent, the share is derived from the weights (expected) and from the
+window's requests (measured), and the reasons from the rules that fired, and ``share_source``
+says which ("engine" or "derived").
 """
 from __future__ import annotations
 
@@ -18,8 +28,40 @@ from pathlib import Path
 from typing import Any, Deque, Dict, List, Optional, Union
 
 
+def _number(v: Any) -> Optional[float]:
+    return float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else None
+
+
+def _derived_reasons(ep: Dict[str, Any]) -> List[Dict[str, Any]]:
+    return [{"kind": "rule", "name": r.get("metric"), "value": r.get("value"),
+             "threshold": r.get("threshold"), "effect": r.get("contribution")}
+            for r in ep.get("rules") or [] if r.get("fired")]
+
+
+def services_view(snapshot: Dict[str, Any]) -> List[Dict[str, Any]]:
+    """The table of every service of a snapshot, shares and reasons filled in (module doc)."""
+    out = []
+    for s in snapshot.get("services", []):
+        endpoints = [_endpoint_view(e) for e in s.get("endpoints", [])]
+        total_w = sum(e["weight"] or 0 for e in endpoints)
+        total_r = sum(e["requests"] or 0 for e in endpoints)
+        for e in endpoints:
+            if e["share"] is None:
+                e["share_source"] = "derived"
+                e["share"] = (e["weight"] or 0) / total_w if total_w > 0 else None
+                if e["measured_share"] is None and total_r > 0:
+                    e["measured_share"] = (e["requests"] or 0) / total_r
+            else:
+                e["share_source"] = "engine"
+        out.append({"name": s.get("name"), "panic": bool(s.get("panic")), "endpoints": endpoints})
+    return out
+
+
 def _endpoint_view(ep: Dict[str, Any]) -> Dict[str, Any]:
     window = ep.get("window") or {}
+    share = ep.get("share") if isinstance(ep.get("share"), dict) else {}
+    last = share.get("last_cycle") if isinstance(share.get("last_cycle"), dict) else {}
+    reasons = ep.get("reasons")
     return {
         "id": ep.get("id"),
         "state": ep.get("state"),
@@ -37,7 +79,49 @@ def _endpoint_view(ep: Dict[str, Any]) -> Dict[str, Any]:
         "requests": window.get("requests"),
         "known": ep.get("known"),
         "slow_start": ep.get("slow_start"),
+        "share": _number(share.get("expected")),
+        "measured_share": _number(last.get("measured")),
+        "reasons": reasons if isinstance(reasons, list) else _derived_reasons(ep),
     }
+
+
+class Timeline:
+    """Weight and share per endpoint over time, one point per distinct engine time, at most
+    ``history`` points: what a source that samples snapshots accumulates."""
+
+    def __init__(self, history: int = 600) -> None:
+        self.history = history
+        self.t: Deque[float] = collections.deque(maxlen=history)
+        self.series: Dict[str, Deque[Optional[float]]] = {}
+        self.share: Dict[str, Deque[Optional[float]]] = {}
+        self._last_time: Optional[float] = None
+
+    def add(self, time_s: float, services: List[Dict[str, Any]]) -> None:
+        values = {f"{s['name']}/{e['id']}": (e["weight"], e["share"])
+                  for s in services for e in s["endpoints"]}
+        if self._last_time == time_s and self.t:
+            # Same engine time (a manual clock that has not moved): update the last point.
+            for key in self.series:
+                w, sh = values.get(key, (None, None))
+                self.series[key][-1], self.share[key][-1] = w, sh
+            return
+        self.t.append(time_s)
+        self._last_time = time_s
+        for key, (w, sh) in values.items():
+            if key not in self.series:
+                pad = [None] * (len(self.t) - 1)
+                self.series[key] = collections.deque(pad, maxlen=self.history)
+                self.share[key] = collections.deque(pad, maxlen=self.history)
+            self.series[key].append(w)
+            self.share[key].append(sh)
+        for key in self.series:
+            if key not in values:
+                self.series[key].append(None)
+                self.share[key].append(None)
+
+    def view(self) -> Dict[str, Any]:
+        return {"t": list(self.t), "series": {k: list(v) for k, v in self.series.items()},
+                "share": {k: list(v) for k, v in self.share.items()}}
 
 
 class LiveSource:
@@ -50,12 +134,9 @@ class LiveSource:
         self.engine = engine
         self.title = title
         self._lock = threading.Lock()
-        self._t: Deque[float] = collections.deque(maxlen=history)
-        self._series: Dict[str, Deque[Optional[float]]] = {}
+        self._timeline = Timeline(history)
         self._events: Deque[Dict[str, Any]] = collections.deque(maxlen=max_events)
-        self._last_time_ns: Optional[int] = None
         self._latest: Optional[Dict[str, Any]] = None
-        self._history = history
         self._unsubscribe = engine.on_event(self._on_event)
 
     def close(self) -> None:
@@ -70,34 +151,11 @@ class LiveSource:
     def sample(self) -> Dict[str, Any]:
         """Takes a snapshot now and adds it to the timeline (one point per engine time)."""
         snap = self.engine.snapshot()
-        time_ns = int(snap.get("time_ns", 0))
-        services = [{"name": s.get("name"), "panic": bool(s.get("panic")),
-                     "endpoints": [_endpoint_view(e) for e in s.get("endpoints", [])]}
-                    for s in snap.get("services", [])]
+        time_s = int(snap.get("time_ns", 0)) / 1e9
+        services = services_view(snap)
         with self._lock:
-            weights = {f"{s['name']}/{e['id']}": e["weight"] for s in services for e in s["endpoints"]}
-            if self._last_time_ns == time_ns and self._t:
-                # Same engine time (a manual clock that has not moved): update the last point.
-                for key, dq in self._series.items():
-                    dq[-1] = weights.get(key)
-                replace = True
-            else:
-                self._t.append(time_ns / 1e9)
-                replace = False
-            for key, w in weights.items():
-                dq = self._series.get(key)
-                if dq is None:
-                    dq = collections.deque([None] * (len(self._t) - 1), maxlen=self._history)
-                    self._series[key] = dq
-                    dq.append(w)
-                elif not replace:
-                    dq.append(w)
-            if not replace:
-                for key, dq in self._series.items():
-                    if key not in weights:
-                        dq.append(None)
-            self._last_time_ns = time_ns
-            self._latest = {"time_s": time_ns / 1e9, "services": services,
+            self._timeline.add(time_s, services)
+            self._latest = {"time_s": time_s, "services": services,
                             "clock": snap.get("clock"), "profile": snap.get("profile")}
         return self._latest
 
@@ -111,10 +169,30 @@ class LiveSource:
                 "mode": self.mode, "title": self.title,
                 "time_s": latest["time_s"], "clock": latest.get("clock"),
                 "profile": latest.get("profile"), "services": latest["services"],
-                "timeline": {"t": list(self._t),
-                             "series": {k: list(v) for k, v in self._series.items()}},
+                "timeline": self._timeline.view(),
                 "events": list(self._events)[-100:],
             }
+
+    def metrics(self) -> str:
+        return self.engine.prometheus()
+
+
+class BadRequest(ValueError):
+    """A query parameter the view cannot use: answered 400 with this message."""
+
+
+def parse_cursor(text: Optional[str], default: int) -> int:
+    """``?t=``: a whole second of the replay. Not a number, not finite, or absurd is refused
+    (``float('inf')`` would overflow ``int``)."""
+    if text is None:
+        return default
+    try:
+        value = float(text)
+    except ValueError:
+        raise BadRequest(f"t must be a number of seconds, got {text[:40]!r}") from None
+    if value != value or value in (float("inf"), float("-inf")) or abs(value) > 1e9:
+        raise BadRequest(f"t must be a finite number of seconds, got {text[:40]!r}")
+    return int(value)
 
 
 class ReplaySource:
@@ -129,7 +207,13 @@ class ReplaySource:
 
     def __init__(self, results: Union[Dict[str, Any], str, Path], *, policy: Optional[str] = None) -> None:
         if not isinstance(results, dict):
-            results = json.loads(Path(results).read_text(encoding="utf-8"))
+            path = Path(results)
+            try:
+                results = json.loads(path.read_text(encoding="utf-8"))
+            except ValueError as e:  # not UTF-8, not JSON
+                raise ValueError(f"{path}: not a simulation's results.json ({e})") from None
+            if not isinstance(results, dict):
+                raise ValueError(f"{path}: not a simulation's results.json (not a JSON object)")
         if "series" not in results:
             raise ValueError("the results have no per-second series (run with series=True)")
         self.results = results
@@ -148,13 +232,11 @@ class ReplaySource:
             policy = self.policy
         series = self.results["series"][policy]
         t = series.get("t_s", [])
-        try:
-            cursor = int(float(params.get("t", len(t) - 1)))
-        except ValueError:
-            cursor = len(t) - 1
+        cursor = parse_cursor(params.get("t"), len(t) - 1)
         cursor = max(0, min(cursor, len(t) - 1)) if t else 0
         endpoints = []
         timeline: Dict[str, List[Optional[float]]] = {}
+        shares: Dict[str, List[Optional[float]]] = {}
         for b in series.get("backends", []):
             def at(name: str, default: Any = None) -> Any:
                 values = b.get(name) or []
@@ -165,9 +247,11 @@ class ReplaySource:
                 "weight": at("weight"), "target": None, "base_weight": None, "penalty": None,
                 "rules": [], "p99_ms": None,
                 "error_rate": (errors / sent) if sent else 0.0, "requests": sent,
-                "share": at("share"), "cpu": at("cpu"), "memory": at("memory"),
+                "share": at("share"), "measured_share": at("share"), "share_source": "replay",
+                "reasons": [], "cpu": at("cpu"), "memory": at("memory"),
             })
             timeline[f"{policy}/{b.get('id')}"] = list(b.get("weight") or [])
+            shares[f"{policy}/{b.get('id')}"] = list(b.get("share") or [])
         events = []
         for ev in self.results.get("scenario", {}).get("fault_events", []):
             backends = self.results["scenario"].get("backends", [])
@@ -184,6 +268,6 @@ class ReplaySource:
             "cursor": cursor, "duration_s": len(t), "policy": policy, "policies": self.policies,
             "service_p99_ms": p99[cursor] if cursor < len(p99) else None,
             "services": [{"name": policy, "panic": False, "endpoints": endpoints}],
-            "timeline": {"t": list(t), "series": timeline},
+            "timeline": {"t": list(t), "series": timeline, "share": shares},
             "events": events,
         }

@@ -1,11 +1,11 @@
-// The weighted dashboard: polls /api/state and renders it. Plain DOM and SVG, no dependencies.
+// The weighted console: polls api/state and renders it. Plain DOM and SVG (plot.js), no
+// dependencies.
 "use strict";
 (function () {
   const params = new URLSearchParams(location.search);
   const token = params.get("token");
-  const COLORS = ["#1565c0", "#c62828", "#2e7d32", "#ef8f00", "#6a1b9a", "#00838f", "#5d4037",
-                  "#ad1457", "#827717", "#37474f"];
   const replay = { cursor: null, policy: null, playing: false, duration: 0 };
+  let file = params.get("file");
   let updates = 0;
 
   function el(tag, attrs, text) {
@@ -18,6 +18,9 @@
     return v === null || v === undefined ? "–" : Number(v).toFixed(digits);
   }
   function pct(v) { return v === null || v === undefined ? "–" : (100 * v).toFixed(2) + "%"; }
+  function short(v) {
+    return v === null || v === undefined ? "n/a" : typeof v === "number" ? Number(v).toPrecision(3) : String(v);
+  }
 
   function rulesText(ep) {
     const parts = [];
@@ -30,6 +33,29 @@
     return parts;
   }
 
+  // One line per reason: "rule error_rate 0.333 > 0.01 → 0.5".
+  function reasonText(r) {
+    let s = (r.kind || "") + " " + (r.name || "");
+    if (r.value !== undefined) s += " " + short(r.value);
+    if (r.threshold !== undefined && r.threshold !== null) s += " > " + short(r.threshold);
+    if (r.effect !== undefined && r.effect !== null) s += " → " + short(r.effect);
+    return s.trim();
+  }
+
+  // An event's reason object from the engine ({"rules": [...], "penalty": ...}) as short text.
+  function eventReason(reason) {
+    if (!reason || typeof reason !== "object") return "";
+    const parts = [];
+    for (const r of reason.rules || []) {
+      parts.push((r.metric || r.name) + " " + short(r.value) + " > " + short(r.threshold));
+    }
+    for (const r of reason.reasons || []) parts.push(reasonText(r));
+    for (const [k, v] of Object.entries(reason)) {
+      if (k !== "rules" && k !== "reasons" && typeof v !== "object") parts.push(k + " " + short(v));
+    }
+    return parts.join(", ");
+  }
+
   function renderServices(state) {
     const root = document.getElementById("services");
     root.replaceChildren();
@@ -39,8 +65,10 @@
       root.appendChild(h);
       const table = el("table", { class: "endpoints", "data-service": svc.name });
       const head = el("tr");
-      for (const c of ["endpoint", "state", "weight", "target", "base", "penalty", "rules",
-                       "p99 ms", "error rate", "requests"]) head.appendChild(el("th", { class: c }, c));
+      for (const c of ["endpoint", "state", "weight", "target", "base", "penalty", "share",
+                       "reasons", "rules", "p99 ms", "error rate", "requests"]) {
+        head.appendChild(el("th", { class: c }, c));
+      }
       table.appendChild(head);
       for (const ep of svc.endpoints) {
         const shown = svc.panic ? "panic" : ep.state;
@@ -54,78 +82,50 @@
         tr.appendChild(el("td", { class: "target" }, num(ep.target, 2)));
         tr.appendChild(el("td", { class: "base" }, num(ep.base_weight, 2)));
         tr.appendChild(el("td", { class: "penalty" }, num(ep.penalty, 2)));
+        const share = el("td", { class: "share", "data-share": String(ep.share),
+                                 "data-source": ep.share_source || "" },
+                         pct(ep.share) + (ep.measured_share === null || ep.measured_share === undefined
+                                          ? "" : " (measured " + pct(ep.measured_share) + ")"));
+        tr.appendChild(share);
+        const reasons = el("td", { class: "reasons" });
+        for (const r of ep.reasons || []) {
+          reasons.appendChild(el("div", { class: "reason", "data-kind": r.kind || "",
+                                          "data-name": r.name || "" }, reasonText(r)));
+        }
+        tr.appendChild(reasons);
         const rules = el("td", { class: "rules" });
         for (const r of rulesText(ep)) {
           rules.appendChild(el("div", { class: r.fired ? "rule rule-fired" : "rule",
                                         "data-metric": r.metric,
                                         "data-contribution": String(r.fired ? r.contribution : 0) }, r.text));
         }
-        if (ep.share !== undefined) rules.appendChild(el("div", {}, "share " + pct(ep.share)));
         tr.appendChild(rules);
         tr.appendChild(el("td", { class: "p99" }, num(ep.p99_ms, 1)));
         tr.appendChild(el("td", { class: "error-rate" }, pct(ep.error_rate)));
-        tr.appendChild(el("td", { class: "requests" }, ep.requests === undefined ? "–" : String(ep.requests)));
+        tr.appendChild(el("td", { class: "requests" }, ep.requests === undefined || ep.requests === null ? "–" : String(ep.requests)));
         table.appendChild(tr);
       }
       root.appendChild(table);
     }
   }
 
-  function renderTimeline(state) {
-    const svg = document.getElementById("timeline");
+  function renderPlots(state) {
+    const tl = state.timeline || { t: [], series: {}, share: {} };
+    const keys = window.weightedPlot.draw(document.getElementById("timeline"), {
+      t: tl.t, series: tl.series, events: state.events, cursor: state.cursor, yLabel: "weight",
+      format: (v) => v >= 100 ? v.toFixed(0) : v.toPrecision(2) });
+    window.weightedPlot.draw(document.getElementById("shares"), {
+      t: tl.t, series: tl.share || {}, events: state.events, cursor: state.cursor, yMax: 1,
+      yLabel: "share", format: (v) => (100 * v).toFixed(0) + "%" });
+    const sources = new Set();
+    for (const svc of state.services) for (const ep of svc.endpoints) sources.add(ep.share_source);
+    document.getElementById("share-source").textContent =
+      sources.has("derived") ? "(derived from the weights: the engine reports no share)" : "";
     const legend = document.getElementById("legend");
-    const NS = "http://www.w3.org/2000/svg";
-    svg.replaceChildren();
     legend.replaceChildren();
-    const t = state.timeline.t;
-    const keys = Object.keys(state.timeline.series);
-    if (t.length === 0) return;
-    const t0 = t[0], t1 = Math.max(t[t.length - 1], t0 + 1);
-    let wmax = 0;
-    for (const k of keys) for (const w of state.timeline.series[k]) if (w !== null && w > wmax) wmax = w;
-    if (wmax <= 0) wmax = 1;
-    const W = 900, H = 260, P = 10;
-    const x = (v) => P + (W - 2 * P) * (v - t0) / (t1 - t0);
-    const y = (w) => H - P - (H - 2 * P) * w / wmax;
-    const label = (tx, ty, text, anchor) => {
-      const t = document.createElementNS(NS, "text");
-      t.setAttribute("x", tx); t.setAttribute("y", ty); t.setAttribute("font-size", "11");
-      t.setAttribute("fill", "#777"); t.setAttribute("text-anchor", anchor);
-      t.textContent = text;
-      svg.appendChild(t);
-    };
-    label(P + 2, P + 10, "weight " + num(wmax, 0), "start");
-    label(P + 2, H - P - 2, num(t0, 0) + " s", "start");
-    label(W - P - 2, H - P - 2, num(t1, 0) + " s", "end");
-    for (const ev of state.events) {
-      if (ev.time_s < t0 || ev.time_s > t1) continue;
-      const line = document.createElementNS(NS, "line");
-      line.setAttribute("x1", x(ev.time_s)); line.setAttribute("x2", x(ev.time_s));
-      line.setAttribute("y1", P); line.setAttribute("y2", H - P);
-      line.setAttribute("stroke", "#bbb"); line.setAttribute("stroke-dasharray", "3,3");
-      line.setAttribute("class", "event-marker");
-      const title = document.createElementNS(NS, "title");
-      title.textContent = ev.type + " " + ev.endpoint + " @" + num(ev.time_s, 1) + " s";
-      line.appendChild(title);
-      svg.appendChild(line);
-    }
-    if (state.cursor !== undefined && t[state.cursor] !== undefined) {
-      const c = document.createElementNS(NS, "line");
-      c.setAttribute("x1", x(t[state.cursor])); c.setAttribute("x2", x(t[state.cursor]));
-      c.setAttribute("y1", 0); c.setAttribute("y2", H); c.setAttribute("stroke", "#000");
-      svg.appendChild(c);
-    }
     keys.forEach((k, i) => {
-      const color = COLORS[i % COLORS.length];
-      const pts = [];
-      state.timeline.series[k].forEach((w, j) => { if (w !== null && j < t.length) pts.push(x(t[j]) + "," + y(w)); });
-      const pl = document.createElementNS(NS, "polyline");
-      pl.setAttribute("points", pts.join(" "));
-      pl.setAttribute("fill", "none"); pl.setAttribute("stroke", color); pl.setAttribute("stroke-width", "2");
-      pl.setAttribute("data-series", k);
-      svg.appendChild(pl);
       const item = el("span", { "data-series": k });
-      const sw = el("i"); sw.style.background = color;
+      const sw = el("i"); sw.style.background = window.weightedPlot.colorOf(i);
       item.appendChild(sw); item.appendChild(document.createTextNode(k));
       legend.appendChild(item);
     });
@@ -139,9 +139,35 @@
         " weight " + num(ev.old_weight, 2) + " → " + num(ev.new_weight, 2);
       const li = el("li", { "data-type": ev.type, "data-endpoint": ev.endpoint },
                     num(ev.time_s, 1) + " s  " + ev.type + "  " + ev.service + "/" + ev.endpoint + weights);
+      const why = eventReason(ev.reason);
+      if (why) li.appendChild(el("span", { class: "reason-text" }, why));
       li.title = JSON.stringify(ev.reason);
       list.appendChild(li);
     }
+  }
+
+  function renderWriter(state) {
+    const w = document.getElementById("writer");
+    if (!state.writer) { w.hidden = true; return; }
+    w.hidden = false;
+    const age = state.writer.age_ms === undefined ? "" : ", written " + num(state.writer.age_ms / 1000, 1) + " s ago";
+    w.textContent = "writer pid " + state.writer.pid + " " + state.writer.state + age;
+    w.className = state.writer.state;
+    w.dataset.state = state.writer.state;
+  }
+
+  function renderFiles(state) {
+    const box = document.getElementById("file-controls");
+    if (!state.files) { box.hidden = true; return; }
+    box.hidden = false;
+    const sel = document.getElementById("file");
+    sel.replaceChildren();
+    for (const f of state.files) {
+      sel.appendChild(el("option", { value: f.name },
+                         f.name + " — " + f.service + " pid " + f.pid + " " + f.state));
+    }
+    if (state.file) sel.value = state.file;
+    sel.onchange = () => { file = sel.value; refresh(); };
   }
 
   function renderReplayControls(state) {
@@ -168,9 +194,11 @@
     document.getElementById("time").textContent = num(state.time_s, 1);
     document.getElementById("clock").textContent = state.clock || "–";
     document.getElementById("clock-wrap").hidden = state.mode === "replay";
+    renderWriter(state);
+    renderFiles(state);
     renderReplayControls(state);
     renderServices(state);
-    renderTimeline(state);
+    renderPlots(state);
     renderEvents(state);
     updates += 1;
     document.body.dataset.updates = String(updates);
@@ -180,11 +208,16 @@
     const q = new URLSearchParams();
     if (replay.cursor !== null) q.set("t", String(replay.cursor));
     if (replay.policy) q.set("policy", replay.policy);
+    if (file) q.set("file", file);
     const headers = token ? { Authorization: "Bearer " + token } : {};
     const status = document.getElementById("status");
     try {
       const res = await fetch("api/state?" + q.toString(), { headers, cache: "no-store" });
-      if (!res.ok) throw new Error("HTTP " + res.status);
+      if (!res.ok) {
+        let why = "";
+        try { why = (await res.json()).error || ""; } catch (e) { /* not JSON */ }
+        throw new Error("HTTP " + res.status + (why ? ": " + why : ""));
+      }
       render(await res.json());
       status.textContent = "live"; status.className = "status ok";
     } catch (e) {
