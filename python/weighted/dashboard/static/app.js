@@ -113,7 +113,7 @@
     const tl = state.timeline || { t: [], series: {}, share: {} };
     const keys = window.weightedPlot.draw(document.getElementById("timeline"), {
       t: tl.t, series: tl.series, events: state.events, cursor: state.cursor, yLabel: "weight",
-      format: (v) => v >= 100 ? v.toFixed(0) : v.toPrecision(2) });
+      format: (v) => String(Number(v.toPrecision(3))) });
     window.weightedPlot.draw(document.getElementById("shares"), {
       t: tl.t, series: tl.share || {}, events: state.events, cursor: state.cursor, yMax: 1,
       yLabel: "share", format: (v) => (100 * v).toFixed(0) + "%" });
