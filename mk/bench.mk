@@ -7,6 +7,8 @@
 #                       Python pytest-benchmark via tests/python/bench (bench-python), JSON
 #                     then benchmarks/report.py writes docs/performance.md (medians, same-run
 #                     ratios, targets met or missed, the machine). Raw JSON stays in build/bench/.
+#   make bench-state  the state file's suite (weighted_state_bench): publishing cost, picks with
+#                     the file, a monitor's reads and attach; text and JSON in build/bench/
 #   make bench-smoke  builds every benchmark and runs each once, briefly (CI). A suite whose
 #                     sources or tools are missing is skipped with a message, not failed.
 #
@@ -19,6 +21,19 @@ BENCH_MIN_TIME ?= 0.5
 JMH_BENCH_ARGS ?= -f 1 -wi 3 -w 1s -i 5 -r 1s
 HAVE_JAVA_BENCH = test -d java/weighted-bench && command -v $(MVN) >/dev/null 2>&1 && command -v java >/dev/null 2>&1
 HAVE_PY_BENCH = test -d tests/python/bench && $(PYTHON) -c "import pytest_benchmark" 2>/dev/null
+
+.PHONY: bench-state bench-state-smoke
+STATE_BENCH := $(BUILD_DIR)/benchmarks/weighted_state_bench
+
+# The state file's targets (docs/state-file.md "Cost"): ratios with and without the file, same run.
+bench-state: build
+	@mkdir -p $(BENCH_DIR)
+	$(STATE_BENCH) --benchmark_repetitions=$(BENCH_REPS) --benchmark_min_time=$(BENCH_MIN_TIME) \
+	  --benchmark_report_aggregates_only=true --benchmark_out=$(BENCH_DIR)/state.json \
+	  --benchmark_out_format=json | tee $(BENCH_DIR)/state.txt
+
+bench-state-smoke: build
+	$(STATE_BENCH) --benchmark_min_time=0.002
 
 .PHONY: bench bench-smoke bench-core bench-core-smoke bench-java bench-java-json bench-py bench-py-smoke
 
@@ -60,7 +75,7 @@ bench-py:
 
 # ---- CI: every benchmark builds and runs one short iteration ----
 
-bench-smoke: bench-core-smoke
+bench-smoke: bench-core-smoke bench-state-smoke
 	@if $(HAVE_JAVA_BENCH); then \
 	  $(MAKE) --no-print-directory bench-java-smoke; \
 	else echo "bench-smoke: SKIPPED the JMH suite (java/weighted-bench, mvn or java missing)"; fi

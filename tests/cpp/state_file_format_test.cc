@@ -117,6 +117,23 @@ TEST_F(StateFileFormat, HeadersItDoesNotUnderstandAreRefused) {
               }), WT_ERR_FORMAT), Says("unterminated"));
 }
 
+// A count at 2^64 - 1 made the history and event loops (n <= newest) run forever: found by
+// fuzz_monitor (its input is fuzz/corpus/monitor/counters-at-max).
+TEST_F(StateFileFormat, CountsNoWriterCouldReachAreRefused) {
+  for (auto [field, name] : {std::pair{offsetof(sf::Header, history_points), "history points"},
+                             std::pair{offsetof(sf::Header, events), "events"},
+                             std::pair{offsetof(sf::Header, snapshots), "snapshots"}}) {
+    EXPECT_THAT(OpenError(Variant(name, [field = field](std::string& b) {
+                  Put<uint64_t>(b, field, ~uint64_t{0});
+                }), WT_ERR_FORMAT), Says(std::string(name) + " count 18446744073709551615"));
+  }
+  // The largest count accepted still reads (nothing: those slots hold other numbers).
+  Monitor m(Variant("max", [](std::string& b) {
+    Put<uint64_t>(b, offsetof(sf::Header, events), sf::kMaxCount);
+  }));
+  EXPECT_EQ(json::parse(m.Events(0, 0))["events"].size(), 0u);
+}
+
 TEST_F(StateFileFormat, WhatIsNoStateFileAtAll) {
   EXPECT_THAT(OpenError(dir_.file("missing"), WT_ERR_IO), Says("No such file"));
   EXPECT_THAT(OpenError(dir_.path(), WT_ERR_FORMAT), Says("not a regular file"));

@@ -2,7 +2,10 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
+#include <sched.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -11,8 +14,8 @@
 #include <cstring>
 
 #include <fmt/format.h>
-#include <nlohmann/json.hpp>
 
+#include "export/history_point.h"
 #include "export/json_writer.h"
 #include "export/snapshot_json.h"
 #include "util/quoted.h"
@@ -20,7 +23,6 @@
 namespace weighted {
 
 namespace sf = state_format;
-using nlohmann::json;
 
 namespace {
 
@@ -77,44 +79,6 @@ std::string EventJson(uint64_t n, const std::string& service, const PendingEvent
   else w.BeginObject().Key("truncated").Bool(true).Key("bytes").Uint(e.reason.size()).EndObject();
   w.EndObject();
   return w.Take();
-}
-
-const json* Find(const json& j, std::initializer_list<const char*> path) {
-  const json* at = &j;
-  for (const char* key : path) {
-    if (!at->is_object()) return nullptr;
-    auto it = at->find(key);
-    if (it == at->end()) return nullptr;
-    at = &*it;
-  }
-  return at;
-}
-
-json NumberOrNull(const json* v) { return v && v->is_number() ? *v : json(nullptr); }
-
-// One history point from a snapshot: the fields a timeline draws, read by name so that fields
-// the snapshot gains (a share, a new state) arrive without a change here and absent ones are null.
-std::string HistoryPoint(const std::string& snapshot, uint64_t n, int64_t cycle_ns,
-                         int64_t unix_ns) {
-  const json doc = json::parse(snapshot);
-  json services = json::array();
-  for (const json& s : doc.value("services", json::array())) {
-    json endpoints = json::array();
-    for (const json& e : s.value("endpoints", json::array())) {
-      const json* weight = Find(e, {"effective_weight"});
-      endpoints.push_back(json::array({e.value("id", ""), e.value("state", ""),
-                                       NumberOrNull(weight ? weight : Find(e, {"weight"})),
-                                       NumberOrNull(Find(e, {"share", "expected"})),
-                                       NumberOrNull(Find(e, {"share", "last_cycle", "measured"})),
-                                       NumberOrNull(Find(e, {"penalty"}))}));
-    }
-    services.push_back({{"name", s.value("name", "")}, {"panic", s.value("panic", false)},
-                        {"endpoints", std::move(endpoints)}});
-  }
-  json point = {{"n", n}, {"time_ns", cycle_ns}, {"unix_ms", unix_ns / 1000000},
-                {"columns", {"id", "state", "weight", "share", "measured", "penalty"}},
-                {"services", std::move(services)}};
-  return point.dump();
 }
 
 std::string SystemError(const char* what, const std::string& path) {
@@ -277,7 +241,20 @@ void StateFileWriter::Request(Work w) {
   work_cv_.notify_one();
 }
 
+// The writer's thread yields to the controller and to request threads: SCHED_BATCH is never
+// woken ahead of the thread that woke it (on a busy core the controller, which just notified
+// it, would otherwise wait a time slice for the write to finish) and nice 10 gives it a small
+// share when the machine is saturated. Both are allowed without privileges; if refused, the
+// file is written all the same.
+void LowerPriorityOfThisThread() {
+  sched_param param{};
+  param.sched_priority = 0;
+  (void)pthread_setschedparam(pthread_self(), SCHED_BATCH, &param);
+  (void)setpriority(PRIO_PROCESS, static_cast<id_t>(gettid()), 10);
+}
+
 void StateFileWriter::Worker() {
+  LowerPriorityOfThisThread();
   std::unique_lock lock(work_mu_);
   while (true) {
     work_cv_.wait(lock, [&] { return has_work_ || stop_; });
@@ -315,12 +292,12 @@ void StateFileWriter::Publish(const Work& w) {
         std::lock_guard lock(mu_);
         n = history_points_ + 1;
       }
-      point = HistoryPoint(snapshot, n, w.cycle_ns, UnixNowNs());
+      point = HistoryPoint(snapshot, n, w.cycle_ns, UnixNowNs()).value_or(std::string());
     }
     std::lock_guard lock(mu_);
     if (broken_) return;
     WriteSnapshot(snapshot);
-    if (w.cycle && !broken_) WriteHistory(point);
+    if (w.cycle && !broken_ && !point.empty()) WriteHistory(point);
     Touch();
   } catch (const std::exception&) {
   }

@@ -27,6 +27,7 @@ inline constexpr size_t kMaxServiceName = 256;
 inline constexpr uint64_t kMaxSlotBytes = uint64_t{1} << 30;
 inline constexpr uint64_t kMaxSlots = 1'000'000;
 inline constexpr uint64_t kMaxFileBytes = uint64_t{64} << 30;
+inline constexpr uint64_t kMaxCount = uint64_t{1} << 62;  // snapshots, history points, events
 
 // kReplaced: the writer grew the file into a new one renamed over the path; reopen the path.
 enum WriterState : uint64_t { kRunning = 1, kClosed = 2, kReplaced = 3 };

@@ -104,6 +104,13 @@ std::string CheckHeader(const sf::Header& h, uint64_t size) {
   if (h.state < sf::kRunning || h.state > sf::kReplaced) {
     return fmt::format("unknown writer state {}", h.state);
   }
+  // A writer counts one by one from 0: at a million a second 2^62 takes 146 000 years. A count
+  // beyond is damage, and would overflow the readers' arithmetic on slot numbers.
+  for (auto [name, count] : {std::pair{"snapshots", h.snapshots},
+                             std::pair{"history points", h.history_points},
+                             std::pair{"events", h.events}}) {
+    if (count > sf::kMaxCount) return fmt::format("{} count {} is not a count", name, count);
+  }
   return "";
 }
 
@@ -177,11 +184,16 @@ Status Monitor::Refresh(const char* where) {
 }
 
 Status Monitor::ReadSlot(const char* where, uint64_t offset, uint64_t slot_bytes, uint64_t number,
-                         std::string* out, bool* ok) {
+                         std::string* out, bool* ok, bool* busy) {
   *ok = false;
+  if (busy) *busy = false;
   sf::SlotHeader sh;
   if (!ReadAt(fd_, &sh, sizeof sh, offset)) return FormatError(where, path_, "truncated slot");
-  if (sh.seq % 2 != 0 || sh.number != number) return Status::Ok();
+  if (sh.seq % 2 != 0) {
+    if (busy) *busy = true;
+    return Status::Ok();
+  }
+  if (sh.number != number) return Status::Ok();
   if (sh.length > slot_bytes - sizeof sh) {
     return FormatError(where, path_, fmt::format("slot at offset {} claims {} bytes, more than "
                                                  "its {}", offset, sh.length,
@@ -195,7 +207,10 @@ Status Monitor::ReadSlot(const char* where, uint64_t offset, uint64_t slot_bytes
   if (!ReadAt(fd_, &seq_after, sizeof seq_after, offset)) {
     return FormatError(where, path_, "truncated slot");
   }
-  if (seq_after != sh.seq) return Status::Ok();  // rewritten while copied: try again
+  if (seq_after != sh.seq) {  // rewritten while copied: try again
+    if (busy) *busy = true;
+    return Status::Ok();
+  }
   if (sf::Hash(out->data(), out->size()) != sh.hash) {
     // Stable yet wrong: a torn copy would have moved seq, so this is damage, not a race.
     return FormatError(where, path_, fmt::format("the slot at offset {} fails its hash", offset));
@@ -236,11 +251,12 @@ Status Monitor::History(const char* where, uint64_t since, uint64_t max, std::st
   if (max > 0 && newest >= from && newest - from + 1 > max) from = newest - max + 1;
   std::string points, text;
   uint64_t next = std::min(since, newest);
+  int retries = kAttempts;  // for the whole call (see Events)
   for (uint64_t n = from; n <= newest; ++n) {
-    bool ok = false;
-    for (int attempt = 0; attempt < kAttempts && !ok; ++attempt) {
-      const uint64_t off = h_.history_offset + ((n - 1) % h_.history_slots) * h_.history_slot_bytes;
-      s = ReadSlot(where, off, h_.history_slot_bytes, n, &text, &ok);
+    bool ok = false, busy = true;
+    const uint64_t off = h_.history_offset + ((n - 1) % h_.history_slots) * h_.history_slot_bytes;
+    for (bool first = true; !ok && busy && (first || retries-- > 0); first = false) {
+      s = ReadSlot(where, off, h_.history_slot_bytes, n, &text, &ok, &busy);
       if (!s.ok()) return s;
     }
     if (!ok) continue;  // overwritten while read: the reader fell a whole ring behind
@@ -264,11 +280,15 @@ Status Monitor::Events(const char* where, uint64_t cursor, uint64_t max, std::st
   uint64_t lost = from - (cursor + 1);
   std::string events, text;
   uint64_t next = cursor, count = 0;
+  // Only a slot caught mid-write is read again, and at most kAttempts times in the whole call: a
+  // slot holding another number was overwritten (or never written) and stays so, and a file
+  // whose slots all claim to be mid-write (a hostile one) must not cost slots x attempts reads.
+  int retries = kAttempts;
   for (uint64_t n = from; n <= newest && (max == 0 || count < max); ++n) {
-    bool ok = false;
-    for (int attempt = 0; attempt < kAttempts && !ok; ++attempt) {
-      const uint64_t off = h_.events_offset + ((n - 1) % h_.event_slots) * h_.event_slot_bytes;
-      s = ReadSlot(where, off, h_.event_slot_bytes, n, &text, &ok);
+    bool ok = false, busy = true;
+    const uint64_t off = h_.events_offset + ((n - 1) % h_.event_slots) * h_.event_slot_bytes;
+    for (bool first = true; !ok && busy && (first || retries-- > 0); first = false) {
+      s = ReadSlot(where, off, h_.event_slot_bytes, n, &text, &ok, &busy);
       if (!s.ok()) return s;
     }
     next = n;

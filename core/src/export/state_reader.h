@@ -44,10 +44,11 @@ class Monitor {
   // Re-reads and checks the header; reopens the path when the writer replaced the file.
   Status Refresh(const char* where);
   Status OpenFile(const char* where);
-  // Copies slot `number` at `offset` into *out. false (no error) when it is being written or
-  // holds another number; an error when it fails a check that no writer would.
+  // Copies slot `number` at `offset` into *out. *ok false (no error) when it is being written
+  // (*busy, when given, says so: worth reading again) or holds another number; an error when it
+  // fails a check that no writer would.
   Status ReadSlot(const char* where, uint64_t offset, uint64_t slot_bytes, uint64_t number,
-                  std::string* out, bool* ok);
+                  std::string* out, bool* ok, bool* busy = nullptr);
 
   std::mutex mu_;  // one call at a time per monitor: a reopen swaps the descriptor
   const std::string path_;
