@@ -32,6 +32,7 @@ if [ -z "${WT_TEST_DIST_WORK:-}" ]; then
   export WT_TEST_DIST_WORK=$work
   if [ -n "$src" ] && unshare --mount --propagation private true 2>/dev/null; then
     echo "test-dist: $src hidden (an empty tmpfs over it, private mount namespace)"
+    export WT_TEST_DIST_HIDDEN=$src
     unshare --mount --propagation private \
       bash -c 'mount -t tmpfs -o ro,size=4k weighted-hidden "$1" && exec bash "$2"' _ "$src" "$work/test-dist.sh"
   else
@@ -45,6 +46,9 @@ work=$WT_TEST_DIST_WORK
 dist=$work/dist
 cd "$work"
 fail() { echo "test-dist: FAILED: $*" >&2; exit 1; }
+if [ -n "${WT_TEST_DIST_HIDDEN:-}" ] && [ -n "$(ls -A "$WT_TEST_DIST_HIDDEN")" ]; then
+  fail "$WT_TEST_DIST_HIDDEN is still visible"
+fi
 passed=0
 t0=$SECONDS
 
@@ -204,7 +208,7 @@ EOF
 
 # ---- C: the tarball, pkg-config and the CMake package --------------------------------------
 c_consumer() {
-  local t=$SECONDS tarball dir=$work/c prefix libdir
+  local t=$SECONDS tarball dir=$work/c prefix libdir loaded
   tarball=$(find "$dist" -maxdepth 1 -name 'weighted-*-linux-*.tar.gz' | head -n1)
   [ -n "$tarball" ] || fail "no C tarball in dist/"
   mkdir -p "$dir" && tar -xzf "$tarball" -C "$dir"
@@ -239,7 +243,10 @@ EOF
   cc -std=c99 -Wall -Werror -o "$dir/app-rpath" "$dir/app.c" $(pkg-config --cflags --libs weighted) \
     -Wl,-rpath,"$libdir"
   "$dir/app-rpath"
-  ldd "$dir/app-rpath" | grep -q "$prefix/lib/libweighted.so.2" || fail "app-rpath loaded another libweighted"
+  loaded=$(ldd "$dir/app-rpath" | sed -n 's/^[[:space:]]*libweighted\.so\.2 => \(.*\) (0x.*/\1/p')
+  [ "$(readlink -f "$loaded")" = "$(readlink -f "$prefix/lib/libweighted.so.2")" ] \
+    || fail "app-rpath loads ${loaded:-no libweighted}, not the tarball's"
+  echo "test-dist: c app-rpath loads $loaded"
   # shellcheck disable=SC2046
   cc -std=c99 -Wall -Werror -o "$dir/app" "$dir/app.c" $(pkg-config --cflags --libs weighted)
   if "$dir/app" >/dev/null 2>&1; then fail "app ran without the library on its search path"; fi
