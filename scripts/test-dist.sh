@@ -139,7 +139,7 @@ class PickTest {
     Pick pick = orders.pick();
     assertThat(pick.index()).isBetween(0, 1);
     orders.complete(pick, 12.5, Outcome.SUCCESS);
-    System.out.println("test-dist: java picked " + orders.endpointId(pick.key())
+    System.out.println("test-dist: java picked endpoint " + pick.index()
         + " (weighted " + Engine.libraryVersion() + ")");
   }
 }
