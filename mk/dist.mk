@@ -18,7 +18,7 @@
 
 DIST_DIR := $(CURDIR)/dist
 DIST_WORK := $(CURDIR)/build/dist
-DIST_VERSION = $(shell sed -n 's/^project(weighted VERSION \([0-9.]*\).*/\1/p' CMakeLists.txt)
+DIST_VERSION = $(shell sed -n 's/^project.weighted VERSION \([0-9.]*\).*/\1/p' CMakeLists.txt)
 DIST_ARCH := $(shell uname -m)
 DIST_C_NAME = weighted-$(DIST_VERSION)-linux-$(DIST_ARCH)
 # The oldest glibc the libraries load on is 2.36 (README, "Platform floor"); auditwheel refuses
@@ -64,7 +64,7 @@ dist-python: setup
 	bash scripts/check-native-libs.sh --allow libweighted.so.2 --exports '^PyInit_' \
 	  $$(find $(DIST_WORK)/wheel -name '_*.so')
 
-# The local repository (~/.m2) is left as it was: deploy's install step is skipped.
+# No jar lands in the local repository (~/.m2): deploy's install step is skipped.
 dist-maven: build
 	$(if $(DIST_CROSS),$(MAKE) --no-print-directory build-aarch64)
 	rm -rf $(DIST_DIR)/maven
