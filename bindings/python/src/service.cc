@@ -430,12 +430,12 @@ PyMethodDef kCompleteDef = {
         reinterpret_cast<void (*)()>(&RecordMethod<&Service::Complete, kCompleteSig>)),
     METH_FASTCALL | METH_KEYWORDS,
     "complete($self, /, pick, latency_ms, outcome=0)\n--\n\n"
-    "Finishes a pick with its latency (ms) and outcome."};
+    "Finishes a pick with its latency (ms) and outcome; a pick is finished once."};
 PyMethodDef kCancelDef = {
     "cancel", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&CancelMethod)),
     METH_FASTCALL | METH_KEYWORDS,
     "cancel($self, /, pick)\n--\n\n"
-    "Finishes a pick without an outcome (the request was never sent)."};
+    "Finishes a pick without an outcome (the request was never sent), once."};
 PyMethodDef kReportDef = {
     "report",
     reinterpret_cast<PyCFunction>(
@@ -466,7 +466,8 @@ void RegisterService(py::module_& m) {
            "Records resource levels (fractions in [0, 1]) for an endpoint.")
       .def("report_batch", &Service::ReportBatch, py::arg("endpoints"), py::arg("latencies_ms"),
            py::arg("outcomes") = 0,
-           "Records many outcomes in one call (the GIL is released around it).");
+           "Records many outcomes in one call (the GIL is released around it): every valid "
+           "entry, even when others fail; the first failure is raised with each entry's status.");
   // The hot path: plain CPython methods (above), not pybind11 ones.
   py::handle cls = m.attr("Service");
   for (PyMethodDef* def : {&kPickDef, &kCompleteDef, &kCancelDef, &kReportDef}) AddMethod(cls, def);
