@@ -71,6 +71,27 @@ TEST(StateFile, MonitorSeesEachCycleAsTheEngineDoes) {
   EXPECT_EQ(info["format"], "1.0");
 }
 
+TEST(StateFile, AnEngineOpensAMonitorOnItsOwnFile) {
+  TempDir dir;
+  Harness h(Config(dir.file("{service}-{pid}.state")));
+  h.Set({{"a", 100}});
+  wt_monitor* m = nullptr;
+  ASSERT_EQ(wt_monitor_open_engine(h.engine(), &m), WT_OK) << wt_last_error();
+  char* text = nullptr;
+  ASSERT_EQ(wt_monitor_info_json(m, &text, nullptr), WT_OK);
+  const json info = json::parse(text);
+  wt_free(text);
+  EXPECT_NE(info["path"].get<std::string>().find(fmt::format("-{}.state", getpid())),
+            std::string::npos);
+  wt_monitor_close(m);
+
+  Harness none;
+  EXPECT_EQ(wt_monitor_open_engine(none.engine(), &m), WT_ERR_NOT_FOUND);
+  EXPECT_NE(std::string(wt_last_error()).find("export.state_file"), std::string::npos);
+  EXPECT_EQ(wt_monitor_open_engine(nullptr, &m), WT_ERR_INVALID_ARGUMENT);
+  EXPECT_EQ(wt_monitor_open_engine(h.engine(), nullptr), WT_ERR_INVALID_ARGUMENT);
+}
+
 TEST(StateFile, HistoryKeepsTheLastPointsAndReadsOnlyNewOnes) {
   TempDir dir;
   const std::string path = dir.file("h.state");

@@ -125,7 +125,7 @@ def test_a_killed_writer_is_shown_as_gone_with_its_last_state(writer):
 
 class _Actuator:
     """A real HTTP server answering as /actuator/weighted does: the snapshot of an engine in this
-    process and its events since ?cursor= (read from its state file), or a failure on demand."""
+    process and its events since /{cursor} (read from its state file), or a failure on demand."""
 
     def __init__(self, engine, state_file, token):
         from waitress.server import create_server
@@ -143,8 +143,8 @@ class _Actuator:
         if self.fail:
             start_response("200 OK", [("Content-Type", "application/json")])
             return [self.fail]
-        q = urllib.parse.parse_qs(environ.get("QUERY_STRING", ""))
-        cursor = int(q.get("cursor", ["0"])[0])
+        # GET /actuator/weighted/{cursor}, as the Spring endpoint's selector.
+        cursor = int(environ["PATH_INFO"].rsplit("/", 1)[1])
         self.cursors.append(cursor)
         body = json.dumps({"snapshot": self.engine.snapshot(),
                            "events": self.view.events(cursor)}).encode()

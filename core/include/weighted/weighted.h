@@ -450,6 +450,11 @@ typedef struct wt_monitor wt_monitor;
  * is not a state file of a format this library reads. The monitor follows the file when the
  * writer replaces it (it grows by renaming a new file over the path). */
 WT_API wt_status wt_monitor_open(const char* path, wt_monitor** out);
+/* Opens the state file that `engine` itself writes (the path its config gives, placeholders
+ * filled in), as wt_monitor_open would: for a service that serves its own file over HTTP.
+ * WT_ERR_NOT_FOUND: the engine's config sets no export.state_file. A monitor opened before a
+ * reload that moves the file keeps reading the old one (open another). */
+WT_API wt_status wt_monitor_open_engine(wt_engine* engine, wt_monitor** out);
 /* Accepts NULL. */
 WT_API void wt_monitor_close(wt_monitor* monitor);
 

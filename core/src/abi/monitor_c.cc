@@ -1,5 +1,6 @@
 // wt_monitor_*: the state file's reader (export/state_reader.h) behind the C boundary.
 #include "abi/c_api.h"
+#include "export/state_file.h"
 #include "export/state_reader.h"
 
 using namespace weighted;
@@ -33,6 +34,24 @@ WT_API wt_status wt_monitor_open(const char* path, wt_monitor** out) {
     if (!out) return NullArg("wt_monitor_open", "out");
     std::unique_ptr<Monitor> m;
     Status s = Monitor::Open("wt_monitor_open", path, &m);
+    if (!s.ok()) return s;
+    *out = reinterpret_cast<wt_monitor*>(m.release());
+    return Status::Ok();
+  });
+}
+
+WT_API wt_status wt_monitor_open_engine(wt_engine* engine, wt_monitor** out) {
+  const char* where = "wt_monitor_open_engine";
+  return Call(where, [&]() -> Status {
+    if (Status s = CheckEngine(where, engine); !s.ok()) return s;
+    if (!out) return NullArg(where, "out");
+    auto writer = std::dynamic_pointer_cast<StateFileWriter>(AsEngine(engine)->state_sink());
+    if (!writer) {
+      return {WT_ERR_NOT_FOUND, fmt::format("{}: the engine writes no state file (its config "
+                                            "sets no export.state_file)", where)};
+    }
+    std::unique_ptr<Monitor> m;
+    Status s = Monitor::Open(where, writer->settings().path.c_str(), &m);
     if (!s.ok()) return s;
     *out = reinterpret_cast<wt_monitor*>(m.release());
     return Status::Ok();

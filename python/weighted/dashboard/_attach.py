@@ -173,8 +173,10 @@ class DirSource:
 
 
 class HttpSource:
-    """A service's ``/actuator/weighted`` endpoint: ``GET URL?cursor=N`` answers
-    ``{"snapshot": {...}, "events": {"next", "lost", "events"}}``."""
+    """A service's ``/actuator/weighted`` endpoint: ``GET URL/N`` answers
+    ``{"snapshot": {...}, "events": {"next", "lost", "reset", "events"}}`` with the events
+    after N (``"events": null`` when the service writes no state file: the page then shows no
+    events)."""
 
     mode = "attach"
 
@@ -193,8 +195,10 @@ class HttpSource:
         self._cursor = 0
 
     def _get(self) -> Dict[str, Any]:
-        sep = "&" if urllib.parse.urlsplit(self.url).query else "?"
-        req = urllib.request.Request(f"{self.url}{sep}cursor={self._cursor}",
+        # The endpoint's events since a cursor are GET URL/{cursor} (an actuator selector).
+        parts = urllib.parse.urlsplit(self.url)
+        path = f"{parts.path.rstrip('/')}/{self._cursor}"
+        req = urllib.request.Request(urllib.parse.urlunsplit(parts._replace(path=path)),
                                      headers={"Accept": "application/json"})
         if self._token:
             req.add_header("Authorization", f"Bearer {self._token}")
