@@ -21,13 +21,15 @@ JNIEXPORT jint JNICALL Java_io_weighted_jni_Monitor_open0(JNIEnv* env, jclass, j
   std::string p;
   if (!wtjni::CopyBytes(env, path, &p)) return wtjni::kJavaException;
   wt_monitor* m = nullptr;
-  return Opened(env, wt_monitor_open(p.c_str(), &m), m, out);
+  const wt_status s = wt_monitor_open(p.c_str(), &m);  // before m is read: argument order is unspecified
+  return Opened(env, s, m, out);
 }
 
 JNIEXPORT jint JNICALL Java_io_weighted_jni_Monitor_openEngine0(JNIEnv* env, jclass, jlong engine,
                                                                 jlongArray out) {
   wt_monitor* m = nullptr;
-  return Opened(env, wt_monitor_open_engine(reinterpret_cast<wt_engine*>(engine), &m), m, out);
+  const wt_status s = wt_monitor_open_engine(reinterpret_cast<wt_engine*>(engine), &m);
+  return Opened(env, s, m, out);
 }
 
 JNIEXPORT void JNICALL Java_io_weighted_jni_Monitor_close0(JNIEnv*, jclass, jlong monitor) {
