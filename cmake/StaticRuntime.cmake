@@ -13,6 +13,12 @@
 # unwinder's oldest symbol versions (GCC_3.0 .. GCC_4.2.0); scripts/native-floor.sh holds the
 # maximum and the glibc floor, and the checks fail past either.
 #
+# Not calling std::random_device (util/entropy.h) is not enough to keep arc4random (glibc 2.36)
+# out: libstdc++.a's random.o, which calls it, is pulled in by cow-string-inst.o (a shim of the
+# old string ABI's random_device constructor), which std::runtime_error's own object needs. Its
+# sections are separate (libstdc++ is built with -ffunction-sections), so --gc-sections drops
+# what nothing reaches from the exported symbols, and the reference to arc4random with it.
+#
 # The sanitizer presets turn this off: their runtimes expect to intercept the shared libstdc++.
 option(WT_STATIC_CXX_RUNTIME "Link libstdc++ statically into the shipped libraries (libgcc_s stays shared)" ON)
 
@@ -26,5 +32,5 @@ function(wt_static_cxx_runtime target)
   endif()
   # -shared-libgcc is the driver's default for a shared object; said outright because the
   # floor depends on it.
-  target_link_options(${target} PRIVATE -static-libstdc++ -shared-libgcc)
+  target_link_options(${target} PRIVATE -static-libstdc++ -shared-libgcc -Wl,--gc-sections)
 endfunction()
