@@ -7,11 +7,11 @@
 #
 # libgcc stays shared (libgcc_s.so.1). Its static half holds the unwinder (libgcc_eh), which in
 # GCC 12 finds unwind tables through _dl_find_object: linked in, it alone made every library
-# need glibc 2.35. The shared libgcc_s is the one the machine's own glibc was built with, and
-# every glibc system has it (glibc itself loads it to cancel threads; Debian's libgcc-s1 is
-# priority required, RHEL's libgcc is in every base image). What we need of it is the
-# unwinder's oldest symbol versions (GCC_3.0 .. GCC_4.2.0); scripts/native-floor.sh holds the
-# maximum and the glibc floor, and the checks fail past either.
+# need glibc 2.35. The shared libgcc_s is the machine's own, built for its glibc, and every
+# glibc system has it (glibc itself loads it to cancel threads; Debian's libgcc-s1 is priority
+# required, RHEL's libgcc is in every base image). We need only old symbol versions of it, the
+# unwinder's and a few arithmetic helpers' (GCC_3.0 .. GCC_4.5.0); scripts/native-floor.sh holds
+# that maximum and the glibc floor, and the checks fail past either.
 #
 # Not calling std::random_device (util/entropy.h) is not enough to keep arc4random (glibc 2.36)
 # out: libstdc++.a's random.o, which calls it, is pulled in by cow-string-inst.o (a shim of the

@@ -59,7 +59,9 @@ dist-python: setup
 	PATH="$(PY_SCRIPTS):$$PATH" $(PYTHON) -m auditwheel repair --plat $(WHEEL_PLAT) \
 	  --wheel-dir $(DIST_DIR)/python $(DIST_WORK)/python/weighted-*.whl
 	cp $(DIST_WORK)/python/weighted-*.tar.gz $(DIST_DIR)/python/
-	$(PYTHON) -m auditwheel show $(DIST_DIR)/python/weighted-*.whl
+	$(PYTHON) -m auditwheel show $(DIST_DIR)/python/weighted-*.whl | tee $(DIST_WORK)/auditwheel-show.txt
+	@tr '\n' ' ' <$(DIST_WORK)/auditwheel-show.txt | grep -Eq 'platform tag: +"$(WHEEL_PLAT)"' || { \
+	  echo "dist-python: the lowest tag auditwheel finds is not $(WHEEL_PLAT): move the floor in scripts/native-floor.sh"; exit 1; }
 	rm -rf $(DIST_WORK)/wheel && mkdir -p $(DIST_WORK)/wheel
 	cd $(DIST_WORK)/wheel && $(PYTHON) -m zipfile -e $(DIST_DIR)/python/weighted-*.whl .
 	bash scripts/check-native-libs.sh --exports '^wt_' $$(find $(DIST_WORK)/wheel -name 'libweighted*.so*')

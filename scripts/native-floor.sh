@@ -11,10 +11,12 @@ WT_GLIBC_FLOOR=2.34
 # versions are named after the GCC release that added them, and every release keeps the old
 # ones, so a version no newer than the floor distributions' GCC (11 on RHEL 9 and Amazon
 # Linux 2023) is present there: auditwheel's manylinux_2_34 policy allows up to GCC_7.0.0 on
-# x86-64 and GCC_11.0 on aarch64. The build needs far less (the unwinder's GCC_3.0, GCC_3.3,
-# GCC_4.2.0 on both architectures), and the maximum is held at that so a new need is noticed;
-# raising it as far as GCC_7.0.0 is safe for the floor above.
-WT_GCC_MAX=4.2.0
+# x86-64 and GCC_11.0 on aarch64. The build needs far less: the unwinder (GCC_3.0, GCC_3.3,
+# GCC_4.2.0 for _Unwind_GetIPInfo) and a few arithmetic helpers (__udivti3 GCC_3.0, x86-64's
+# __popcountdi2 GCC_3.4, aarch64's 128-bit long double __unordtf2 GCC_4.5.0). The maximum is
+# held at that so that a new need is noticed; raising it as far as GCC_7.0.0 is safe for the
+# floor above.
+WT_GCC_MAX=4.5.0
 
 # The libraries of glibc itself (and its dynamic loader) that a library may need.
 wt_is_glibc_lib() {
