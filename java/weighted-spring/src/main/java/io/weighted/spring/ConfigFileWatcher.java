@@ -6,7 +6,9 @@ import io.weighted.jni.WeightedException;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.ByteBuffer;
-import java.nio.charset.CharacterCodingException;
+import java.nio.CharBuffer;
+import java.nio.charset.CharsetDecoder;
+import java.nio.charset.CoderResult;
 import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -94,6 +96,7 @@ public final class ConfigFileWatcher implements AutoCloseable {
   private byte[] refusedHash;  // the last content refused, so that it is reported once
   private String reportedError;  // the last failure reported, so that it is not repeated
   private boolean missingReported;
+  private boolean failing;  // the last look ended in a failure (reported then)
   private long maxBytes;
 
   /**
@@ -178,7 +181,7 @@ public final class ConfigFileWatcher implements AutoCloseable {
     boolean wasMissing = missingReported;
     missingReported = false;
     if (stat.equals(lastStat) && !racy(stat)) {
-      return Result.UNCHANGED;
+      return failing ? Result.FAILED : Result.UNCHANGED;
     }
     byte[] content;
     try {
@@ -190,6 +193,7 @@ public final class ConfigFileWatcher implements AutoCloseable {
     lastReadAt = clock.instant();
     byte[] hash = sha256(content);
     if (Arrays.equals(hash, appliedHash)) {
+      failing = false;
       refusedHash = null;
       reportedError = null;
       if (wasMissing) {
@@ -198,6 +202,7 @@ public final class ConfigFileWatcher implements AutoCloseable {
       return Result.UNCHANGED;
     }
     if (Arrays.equals(hash, refusedHash)) {
+      failing = true;
       return Result.FAILED;  // reported when it was first seen
     }
     String text;
@@ -208,6 +213,7 @@ public final class ConfigFileWatcher implements AutoCloseable {
       return refuse(stat, hash, e);
     }
     appliedHash = hash;
+    failing = false;
     refusedHash = null;
     reportedError = null;
     maxBytes = maxConfigBytes(text);
@@ -221,6 +227,7 @@ public final class ConfigFileWatcher implements AutoCloseable {
   }
 
   private Result refuse(Stat stat, byte[] hash, Exception cause) {
+    failing = true;
     lastStat = stat;
     lastReadAt = clock.instant();
     refusedHash = hash;
@@ -231,8 +238,8 @@ public final class ConfigFileWatcher implements AutoCloseable {
       return Result.FAILED;  // the same I/O failure again (a file it may not read, polled again)
     }
     reportedError = error.getMessage();
-    log.error("weighted: the config file " + quote(file) + " was not applied, the engine keeps "
-        + "its current config: " + error.getMessage());
+    log.error("weighted: config not applied, the engine keeps its current config: "
+        + error.getMessage());
     notifyFailed(error);
     return Result.FAILED;
   }
@@ -267,20 +274,30 @@ public final class ConfigFileWatcher implements AutoCloseable {
   }
 
   private String decode(byte[] content) throws IOException {
-    try {
-      return StandardCharsets.UTF_8.newDecoder()
-          .onMalformedInput(CodingErrorAction.REPORT)
-          .onUnmappableCharacter(CodingErrorAction.REPORT)
-          .decode(ByteBuffer.wrap(content)).toString();
-    } catch (CharacterCodingException e) {
-      throw new IOException(quote(file) + " is not valid UTF-8", e);
+    return decodeUtf8(content, quote(file));
+  }
+
+  /** Strict UTF-8: a config with bytes that are not would be altered silently by a lenient decode. */
+  static String decodeUtf8(byte[] content, String what) throws IOException {
+    CharsetDecoder d = StandardCharsets.UTF_8.newDecoder()
+        .onMalformedInput(CodingErrorAction.REPORT)
+        .onUnmappableCharacter(CodingErrorAction.REPORT);
+    ByteBuffer in = ByteBuffer.wrap(content);
+    CharBuffer out = CharBuffer.allocate(content.length);
+    CoderResult r = d.decode(in, out, true);
+    if (r.isUnderflow()) {
+      r = d.flush(out);
     }
+    if (r.isError()) {
+      throw new IOException(what + " is not valid UTF-8 (at byte " + in.position() + ")");
+    }
+    return out.flip().toString();
   }
 
   private static String decodeOrNull(byte[] content) {
     try {
-      return StandardCharsets.UTF_8.newDecoder().decode(ByteBuffer.wrap(content)).toString();
-    } catch (CharacterCodingException e) {
+      return decodeUtf8(content, "");
+    } catch (IOException e) {
       return null;
     }
   }

@@ -4,9 +4,6 @@ import io.weighted.jni.ConfigException;
 import io.weighted.jni.Engine;
 import java.io.IOException;
 import java.io.InputStream;
-import java.nio.ByteBuffer;
-import java.nio.charset.CharacterCodingException;
-import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -71,15 +68,8 @@ public final class WeightedConfigSource {
       throw new IOException("weighted.loadbalancer.config " + quote(location)
           + " is larger than limits.max_config_bytes (" + max + " bytes)");
     }
-    String text;
-    try {
-      text = StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT)
-          .onUnmappableCharacter(CodingErrorAction.REPORT).decode(ByteBuffer.wrap(content))
-          .toString();
-    } catch (CharacterCodingException e) {
-      throw new IOException("weighted.loadbalancer.config " + quote(location)
-          + " is not valid UTF-8", e);
-    }
+    String text = ConfigFileWatcher.decodeUtf8(content,
+        "weighted.loadbalancer.config " + quote(location));
     return new WeightedConfigSource(location, file, content, text);
   }
 
