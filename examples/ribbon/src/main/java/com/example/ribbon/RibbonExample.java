@@ -80,12 +80,20 @@ public final class RibbonExample {
     return answers;
   }
 
+  /** The backend that answered most often in a round ("backend i (...)" answers). */
+  public static int busiest(Map<String, Integer> answers) {
+    return answers.entrySet().stream().max(Map.Entry.comparingByValue())
+        .map(e -> Integer.parseInt(e.getKey().split(" ")[1])).orElseThrow();
+  }
+
   public static void main(String[] args) throws Exception {
     try (ToyBackends backends = ToyBackends.start(3)) {
       RibbonExample demo = new RibbonExample(backends.listOfServers());
-      System.out.println("healthy:               " + demo.round(300));
-      backends.setFailing(1, true);
-      System.out.println("backend 1 answers 503: " + demo.round(300));
+      Map<String, Integer> healthy = demo.round(300);
+      System.out.println("healthy:               " + healthy);
+      int sick = busiest(healthy);
+      backends.setFailing(sick, true);
+      System.out.println("backend " + sick + " answers 503: " + demo.round(300));
       System.out.println("the engine's view:     " + demo.rule().getEngine().snapshotJson());
     }
   }

@@ -4,9 +4,18 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.weighted.jni.Json;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import javax.xml.parsers.DocumentBuilderFactory;
 import org.junit.jupiter.api.Test;
+import org.w3c.dom.Document;
+import org.w3c.dom.Element;
+import org.w3c.dom.NodeList;
 
 /**
  * Runs the example as README.md describes it (the main's two rounds, against real loopback
@@ -15,7 +24,7 @@ import org.junit.jupiter.api.Test;
  */
 class RibbonExampleTest {
   @Test
-  void theRuleSpreadsCallsTheEngineSeesEachOneAndTrafficLeavesAFailingBackend() throws Exception {
+  void everyCallIsCountedAndTrafficLeavesAFailingBackend() throws Exception {
     try (ToyBackends backends = ToyBackends.start(3)) {
       RibbonExample demo = new RibbonExample(backends.listOfServers());
       assertEquals("demo", demo.rule().getService().name());
@@ -25,15 +34,56 @@ class RibbonExampleTest {
           healthy.toString());
       assertEquals(300, total(demo, "success"), "every call reached the engine: " + healthy);
 
-      backends.setFailing(1, true);
-      Map<String, Integer> sick = demo.round(300);
-      int fails = sick.getOrDefault("backend 1 (fail)", 0);
-      // The failure term of the load-aware picker avoids backend 1 after its first 503s. Five
-      // runs here gave it 1-4 of the 300 calls; a third of them would be 100.
-      assertTrue(fails >= 1 && fails <= 30, sick.toString());
-      assertEquals(fails, total(demo, "http_5xx"), sick.toString());
-      assertEquals(600 - fails, total(demo, "success"), sick.toString());
+      // The busiest backend: the one the picker liked best until now, so it does get calls
+      // after it starts failing, until its failures price it out.
+      int sick = RibbonExample.busiest(healthy);
+      backends.setFailing(sick, true);
+      Map<String, Integer> after = demo.round(300);
+      int fails = after.getOrDefault("backend " + sick + " (fail)", 0);
+      // Twenty runs of main here gave it 1-5 of the 300 calls; a third of them would be 100.
+      assertTrue(fails >= 1 && fails <= 30, after.toString());
+      assertEquals(fails, total(demo, "http_5xx"), after.toString());
+      assertEquals(600 - fails, total(demo, "success"), after.toString());
     }
+  }
+
+  @Test
+  void theReadmeListsExactlyTheArtifactsAndVersionsThePomDeclares() throws Exception {
+    Path dir = Path.of(System.getProperty("basedir", "."));
+    Document pom = DocumentBuilderFactory.newInstance().newDocumentBuilder()
+        .parse(dir.resolve("pom.xml").toFile());
+    Map<String, String> properties = new TreeMap<>();
+    NodeList props = ((Element) pom.getElementsByTagName("properties").item(0)).getChildNodes();
+    for (int i = 0; i < props.getLength(); i++) {
+      if (props.item(i) instanceof Element p) {
+        properties.put(p.getTagName(), p.getTextContent().trim());
+      }
+    }
+    Map<String, String> declared = new TreeMap<>();
+    NodeList deps = pom.getElementsByTagName("dependency");
+    for (int i = 0; i < deps.getLength(); i++) {
+      Element d = (Element) deps.item(i);
+      NodeList scope = d.getElementsByTagName("scope");
+      if (scope.getLength() == 0 || !scope.item(0).getTextContent().equals("test")) {
+        String version = text(d, "version");
+        Matcher p = Pattern.compile("\\$\\{(.+)}").matcher(version);
+        declared.put(text(d, "groupId") + ":" + text(d, "artifactId"),
+            p.matches() ? properties.get(p.group(1)) : version);
+      }
+    }
+    // The README's table rows: | `group:artifact` | version | why |
+    Map<String, String> listed = new TreeMap<>();
+    Matcher m = Pattern.compile("(?m)^\\| `([\\w.-]+:[\\w.-]+)` \\| ([^ |]+) \\|")
+        .matcher(Files.readString(dir.resolve("README.md")));
+    while (m.find()) {
+      listed.put(m.group(1), m.group(2));
+    }
+    assertEquals(declared, listed);
+    assertEquals(5, listed.size(), listed.toString());
+  }
+
+  private static String text(Element e, String tag) {
+    return e.getElementsByTagName(tag).item(0).getTextContent().trim();
   }
 
   static long total(RibbonExample demo, String outcome) {
