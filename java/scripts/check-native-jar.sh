@@ -9,14 +9,17 @@
 #  * exporting exactly the natives javac -h declared (JNI_HEADER_DIR, from this build's Java
 #    sources) plus JNI_OnLoad/JNI_OnUnload: no missing native (an UnsatisfiedLinkError at the
 #    first call) and no wt_* (the embedded engine stays private, bindings/jni/weightedjni.map);
-#  * self-contained: NEEDED names only glibc's libraries, never libweighted or libfmt, and there
-#    is no RPATH/RUNPATH (the jar extracts one file to a temp directory; nothing beside it could
-#    be found). libstdc++ and libgcc are linked in (cmake/StaticRuntime.cmake): neither may come
-#    back, by name or by a GLIBCXX_/CXXABI_/GCC_ symbol version, or the host's C++ runtime would
-#    again have to be as new as the build machine's. The platforms must agree on all of this.
-# It prints the newest glibc symbol version each library needs: the oldest distribution it
-# loads on.
+#  * self-contained: NEEDED names only glibc's libraries and libgcc_s.so.1, never libweighted or
+#    libfmt, and there is no RPATH/RUNPATH (the jar extracts one file to a temp directory;
+#    nothing beside it could be found). libstdc++ is linked in (cmake/StaticRuntime.cmake): it
+#    may not come back, by name or by a GLIBCXX_/CXXABI_ symbol version, or the host's C++
+#    runtime would again have to be as new as the build machine's. The platforms must agree.
+#  * held to the platform floor: no GLIBC_ version newer than the floor, no GCC_ version of
+#    libgcc_s newer than the maximum, both set in scripts/native-floor.sh alone.
+# It prints the newest glibc symbol version each library needs, the oldest distribution it
+# loads on, and the libgcc_s versions. READELF overrides the readelf used.
 set -euo pipefail
+. "$(dirname "${BASH_SOURCE[0]}")/../../scripts/native-floor.sh"
 [ $# -ge 3 ] || { echo "usage: $0 JAR JNI_HEADER_DIR PLATFORM..." >&2; exit 2; }
 jar=$1 headers=$2
 shift 2
@@ -43,14 +46,14 @@ for platform in "$@"; do
     linux-aarch64) machine=AArch64 loader=ld-linux-aarch64.so.1 ;;
     *) fail "$platform: no expected ELF machine known to this script" ;;
   esac
-  readelf -h "$lib" >"$tmp/$platform.h"
+  "${READELF:-readelf}" -h "$lib" >"$tmp/$platform.h"
   grep -q 'Class: *ELF64' "$tmp/$platform.h" || fail "$entry is not ELF64"
   grep -q 'Type: *DYN' "$tmp/$platform.h" || fail "$entry is not a shared object"
   grep -q "Machine: *$machine\$" "$tmp/$platform.h" \
     || fail "$entry is for $(sed -n 's/^ *Machine: *//p' "$tmp/$platform.h"), not $machine"
 
   # Defined, global, default-visibility dynamic symbols: what System.load can bind to.
-  readelf --dyn-syms -W "$lib" \
+  "${READELF:-readelf}" --dyn-syms -W "$lib" \
     | awk '$5 == "GLOBAL" && $6 == "DEFAULT" && $7 != "UND" { sub(/@.*/, "", $8); print $8 }' \
     | sort -u >"$tmp/$platform.exported"
   if ! diff -u "$tmp/expected" "$tmp/$platform.exported" >"$tmp/$platform.diff"; then
@@ -58,24 +61,17 @@ for platform in "$@"; do
     fail "$entry: exported symbols differ from the declared natives (- missing, + extra)"
   fi
 
-  readelf -d "$lib" >"$tmp/$platform.d"
+  "${READELF:-readelf}" -d "$lib" >"$tmp/$platform.d"
   if grep -Eq '\((RPATH|RUNPATH)\)' "$tmp/$platform.d"; then
     fail "$entry has an RPATH/RUNPATH: $(grep -E 'RPATH|RUNPATH' "$tmp/$platform.d")"
   fi
   sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p' "$tmp/$platform.d" | sort >"$tmp/$platform.needed"
   while read -r needed; do
     case $needed in
-      libc.so.6 | libm.so.6 | libpthread.so.0 | libdl.so.2 | librt.so.1 | "$loader") ;;
-      libstdc++.so.* | libgcc_s.so.*)
-        fail "$entry needs $needed: the C++ runtime must be linked in (WT_STATIC_CXX_RUNTIME)" ;;
-      *) fail "$entry needs $needed, which the jar does not carry and a JVM host may lack" ;;
+      ld-linux-*) [ "$needed" = "$loader" ] || fail "$entry needs $needed, not $platform's loader $loader" ;;
     esac
   done <"$tmp/$platform.needed"
-  readelf -V -W "$lib" >"$tmp/$platform.V"
-  if cxx=$(grep -Eo '(GLIBCXX|CXXABI|GCC)_[0-9.]+' "$tmp/$platform.V" | sort -uV | tr '\n' ' ') \
-    && [ -n "$cxx" ]; then
-    fail "$entry needs symbol versions of the shared C++ runtime: $cxx"
-  fi
+  needs=$(wt_check_runtime "$lib") || fail "$entry $needs"
   # The same runtime on every platform once the dynamic loader's own name is set aside.
   grep -vx "$loader" "$tmp/$platform.needed" >"$tmp/$platform.needed-common" || true
 
@@ -86,9 +82,7 @@ for platform in "$@"; do
       "$(tr '\n' ' ' <"$tmp/$first.needed-common")"
   fi
 
-  glibc=$(grep -o 'Name: GLIBC_[0-9.]*' "$tmp/$platform.V" | sed 's/Name: GLIBC_//' | sort -V | tail -n1)
-  printf 'check-native-jar: %-14s %s, %d natives + JNI_OnLoad/OnUnload, NEEDED %s, glibc >= %s\n' \
-    "$platform" "$machine" "$(wc -l <"$tmp/declared")" "$(tr '\n' ' ' <"$tmp/$platform.needed" | sed 's/ $//')" \
-    "$glibc"
+  printf 'check-native-jar: %-14s %s, %d natives + JNI_OnLoad/OnUnload, %s\n' \
+    "$platform" "$machine" "$(wc -l <"$tmp/declared")" "$needs"
 done
-echo "check-native-jar: $jar holds $# platform(s): $*"
+echo "check-native-jar: $jar holds $# platform(s): $* (glibc floor $WT_GLIBC_FLOOR, libgcc_s up to GCC_$WT_GCC_MAX)"

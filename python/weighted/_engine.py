@@ -43,8 +43,21 @@ class Outcome(enum.IntEnum):
 
     @classmethod
     def from_http_status(cls, http_status: int) -> "Outcome":
-        """500..599 is HTTP_5XX, anything else SUCCESS (a 4xx is the caller's fault)."""
-        return cls(_weighted.outcome_from_http_status(int(http_status)))
+        """500..599 is HTTP_5XX, any other status (100..599) SUCCESS (a 4xx is the caller's
+        fault). A status that is not an int (``"500"``, ``500.0``, ``True``) is a TypeError and
+        one outside 100..599 an InvalidArgumentError: either would be recorded as a success."""
+        return cls(_weighted.outcome_from_http_status(_http_status(http_status)))
+
+
+def _http_status(value: Any, where: str = "http_status") -> int:
+    # int() would take "500", 500.9 and True, and the core maps every non-5xx number to success:
+    # a status read from the wrong field would count as a healthy answer.
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TypeError(f"{where} must be an int (an HTTP status code), not {type(value).__name__}")
+    if not 100 <= value <= 599:
+        raise _errors.InvalidArgumentError(
+            f"{where} must be an HTTP status code in 100..599, got {value}")
+    return int(value)
 
 
 # The core's spelling of each outcome; the breaker's string outcomes resolve through it.
@@ -410,7 +423,8 @@ class Service(_weighted.Service):
 
     def report_http(self, endpoint: Union[str, int], latency_ms: float, http_status: int) -> None:
         """:meth:`report` with the outcome taken from an HTTP status."""
-        self.report(endpoint, latency_ms, _weighted.outcome_from_http_status(int(http_status)))
+        outcome = _weighted.outcome_from_http_status(_http_status(http_status, "report_http: http_status"))
+        self.report(endpoint, latency_ms, outcome)
 
     def call(self, *, classify: Optional[Classifier] = None) -> "Call":
         """A context manager around one call: picks on entry, times the block, and on exit reports

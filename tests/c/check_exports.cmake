@@ -27,34 +27,18 @@ if(count LESS 25)
 endif()
 message(STATUS "${count} wt_* symbols exported, nothing else")
 
-# With the C++ runtime linked in (cmake/StaticRuntime.cmake), glibc is the library's only
-# platform requirement: it must not need libstdc++ or libgcc_s again, by name or by symbol
-# version, or the floor silently becomes the build machine's GCC.
+# With libstdc++ linked in (cmake/StaticRuntime.cmake), glibc and libgcc_s are the library's
+# only platform requirements, held to the floor of scripts/native-floor.sh: the check that
+# `make dist` runs on what it ships (CHECK: scripts/check-native-libs.sh) runs here on the build.
 if(STATIC_RUNTIME)
   if(NOT READELF)
     set(READELF readelf)
   endif()
-  execute_process(COMMAND ${READELF} -d -V -W ${LIB} OUTPUT_VARIABLE dyn RESULT_VARIABLE rc)
+  execute_process(COMMAND ${CMAKE_COMMAND} -E env READELF=${READELF}
+                          bash ${CHECK} --exports "^wt_" ${LIB}
+                  OUTPUT_VARIABLE out ERROR_VARIABLE err RESULT_VARIABLE rc)
   if(NOT rc EQUAL 0)
-    message(FATAL_ERROR "readelf failed on ${LIB}")
+    message(FATAL_ERROR "${err}")
   endif()
-  string(REGEX MATCHALL "\\(NEEDED\\)[^\n]*\\[[^]\n]+\\]" needed_lines "${dyn}")
-  set(needed "")
-  foreach(line IN LISTS needed_lines)
-    string(REGEX REPLACE ".*\\[(.*)\\]$" "\\1" name "${line}")
-    if(NOT name MATCHES "^(libc\\.so\\.6|libm\\.so\\.6|libpthread\\.so\\.0|libdl\\.so\\.2|librt\\.so\\.1|ld-linux-[a-z0-9_-]+\\.so\\.[0-9]+)$")
-      message(FATAL_ERROR "libweighted needs ${name}: only glibc's libraries may be needed "
-                          "(libstdc++ and libgcc are linked in, WT_STATIC_CXX_RUNTIME)")
-    endif()
-    list(APPEND needed ${name})
-  endforeach()
-  string(REGEX MATCH "(GLIBCXX|CXXABI|GCC)_[0-9.]+" cxx_version "${dyn}")
-  if(cxx_version)
-    message(FATAL_ERROR "libweighted needs the symbol version ${cxx_version} of the shared C++ runtime")
-  endif()
-  string(REGEX MATCHALL "GLIBC_[0-9]+\\.[0-9]+(\\.[0-9]+)?" glibc_versions "${dyn}")
-  list(REMOVE_DUPLICATES glibc_versions)
-  list(SORT glibc_versions COMPARE NATURAL)
-  list(POP_BACK glibc_versions floor)
-  message(STATUS "NEEDED ${needed}; newest glibc symbol version ${floor}")
+  message(STATUS "${out}")
 endif()

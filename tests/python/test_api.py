@@ -4,6 +4,8 @@ from __future__ import annotations
 import asyncio
 import collections
 
+import http
+
 import pytest
 
 import weighted
@@ -273,6 +275,30 @@ def test_outcome_from_http_status():
     assert weighted.Outcome.from_http_status(599) == weighted.Outcome.HTTP_5XX
     assert weighted.Outcome.from_http_status(429) == weighted.Outcome.SUCCESS
     assert weighted.Outcome.from_http_status(200) == weighted.Outcome.SUCCESS
+    assert weighted.Outcome.from_http_status(http.HTTPStatus.BAD_GATEWAY) == weighted.Outcome.HTTP_5XX
+
+
+@pytest.mark.parametrize("status", ["500", 500.0, True, None])
+def test_http_status_of_another_type_is_refused_and_records_nothing(engine, svc, status):
+    # int() took each of these, and the core maps any non-5xx number to success.
+    with pytest.raises(TypeError, match="http_status must be an int"):
+        svc.report_http("a", 5.0, status)
+    with pytest.raises(TypeError, match="http_status must be an int"):
+        weighted.Outcome.from_http_status(status)
+    with svc.call() as call:
+        with pytest.raises(TypeError, match="http_status must be an int"):
+            call.set_http_status(status)
+    # Only the call itself was recorded (a success: its status was refused, not set).
+    totals = [endpoint_view(engine, "orders", ep)["totals"] for ep in "abc"]
+    assert sum(sum(t.values()) for t in totals) == 1
+    assert sum(t["success"] for t in totals) == 1
+
+
+@pytest.mark.parametrize("status", [0, 99, 600, 1 << 70, -500])
+def test_http_status_out_of_range_is_refused(engine, svc, status):
+    with pytest.raises(weighted.InvalidArgumentError, match=r"in 100\.\.599, got"):
+        svc.report_http("a", 5.0, status)
+    assert endpoint_view(engine, "orders", "a")["totals"]["success"] == 0
 
 
 def test_pick_objects_are_plain_values(engine, svc):

@@ -21,7 +21,8 @@ std::string Escape(std::string_view v) {
 // and the table's order is the order of the exposition.
 enum Family : int {
   kWeight, kTargetWeight, kBaseWeight, kPenalty, kRuleContribution, kState, kLatency, kErrorRate,
-  kWindowRequests, kResource, kOutcomesTotal, kServicePanic, kServiceStaleReports, kFamilyCount
+  kWindowRequests, kResource, kOutcomesTotal, kShare, kPickerFailureShare, kPickerLatency,
+  kInflight, kServicePanic, kServiceStaleReports, kFamilyCount
 };
 struct FamilyInfo { Family family; const char* name; const char* type; const char* help; };
 constexpr FamilyInfo kFamilies[] = {
@@ -38,6 +39,13 @@ constexpr FamilyInfo kFamilies[] = {
     {kWindowRequests, "weighted_endpoint_window_requests", "gauge", "Results in the window"},
     {kResource, "weighted_endpoint_resource", "gauge", "Window average of a resource gauge"},
     {kOutcomesTotal, "weighted_endpoint_outcomes_total", "counter", "Outcomes reported, by class"},
+    {kShare, "weighted_endpoint_share", "gauge",
+     "Share of the service's results the endpoint had in the last controller cycle"},
+    {kPickerFailureShare, "weighted_endpoint_picker_failure_share", "gauge",
+     "Load-aware picker's failure share estimate as the last cycle ended"},
+    {kPickerLatency, "weighted_endpoint_picker_latency_ms", "gauge",
+     "Load-aware picker's peak-EWMA latency as the last cycle ended"},
+    {kInflight, "weighted_endpoint_inflight", "gauge", "Tracked picks not yet finished"},
     {kServicePanic, "weighted_service_panic", "gauge", "1 while the service is in panic round-robin"},
     {kServiceStaleReports, "weighted_service_stale_reports_total", "counter",
      "Reports on removed endpoints"},
@@ -54,6 +62,7 @@ static_assert(InEnumOrder(), "kFamilies must list the families in the enum's ord
 }  // namespace
 
 std::string PrometheusText(Engine& engine) {
+  const bool load_aware = engine.config()->picker.mode == PickMode::kLoadAware;
   std::vector<std::string> rows(kFamilyCount);
   auto add = [&](Family f, const std::string& labels, double v) {
     rows[f] += fmt::format("{}{{{}}} {}\n", kFamilies[f].name, labels, v);
@@ -87,6 +96,12 @@ std::string PrometheusText(Engine& engine) {
             add(kResource, fmt::format("{},resource=\"{}\"", l, ResourceName(i)),
                 c.stats.resources[i]);
           }
+        }
+        add(kShare, l, c.share);
+        add(kInflight, l, ep->load.InFlight());
+        if (load_aware) {  // the weighted mode keeps no picker estimates
+          add(kPickerFailureShare, l, c.picker.failure_share);
+          add(kPickerLatency, l, c.picker.latency_ms);
         }
         for (int o = 0; o < kOutcomes; ++o) {
           add(kOutcomesTotal, fmt::format("{},outcome=\"{}\"", l, OutcomeName(o)),

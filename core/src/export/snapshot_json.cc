@@ -23,7 +23,7 @@ void WindowJson(const WindowStats& s, JsonWriter& w) {
 }
 
 void EndpointJson(const Endpoint& ep, const Evaluation& eval, uint32_t index, int64_t now,
-                  JsonWriter& w) {
+                  bool load_aware, JsonWriter& w) {
   const ControlState& c = ep.ctl;
   w.BeginObject().Key("id").String(ep.id).Key("index").Uint(index).Key("key").Uint(ep.key);
   w.Key("state").String(StateName(c.state)).Key("known").Bool(c.known);
@@ -43,6 +43,18 @@ void EndpointJson(const Endpoint& ep, const Evaluation& eval, uint32_t index, in
   w.Key("window");
   WindowJson(c.stats, w);
   w.Key("inflight").Int(ep.load.InFlight());
+  // What the traffic did in the last cycle, beside what the weights say (they differ in the
+  // load-aware mode, where the cost comparison picks among candidates drawn by weight).
+  w.Key("share").BeginObject().Key("last_cycle").Double(c.share);
+  w.Key("results").Uint(c.cycle_results).EndObject();
+  w.Key("picker");
+  if (load_aware) {
+    w.BeginObject().Key("inflight").Int(c.picker.inflight);
+    w.Key("latency_ms").Double(c.picker.latency_ms);
+    w.Key("failure_share").Double(c.picker.failure_share).EndObject();
+  } else {
+    w.Null();
+  }
   w.Key("isolated_for_ms")
       .Int(c.state == State::kIsolated ? (now - c.isolated_since_ns) / kNsPerMs : 0);
   w.Key("forced_restores").Uint(c.forced_restores);
@@ -72,7 +84,7 @@ std::string SnapshotJson(Engine& engine) {
       w.EndObject().Key("endpoints").BeginArray();
       for (uint32_t i = 0; i < s.endpoints().size(); ++i) {
         const Endpoint& ep = *s.endpoints()[i];
-        EndpointJson(ep, s.EvaluationOf(ep), i, now, w);
+        EndpointJson(ep, s.EvaluationOf(ep), i, now, cfg->picker.mode == PickMode::kLoadAware, w);
       }
       w.EndArray().EndObject();
     });

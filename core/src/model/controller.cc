@@ -9,7 +9,7 @@
 
 namespace weighted {
 
-std::string ReasonJson(const ControlState& c, const Evaluation& eval) {
+std::string ReasonJson(const ControlState& c, const Evaluation& eval, bool load_aware) {
   std::string rules;
   for (const RuleHit& h : eval.hits) {
     if (!h.fired) continue;
@@ -17,8 +17,16 @@ std::string ReasonJson(const ControlState& c, const Evaluation& eval) {
     rules += fmt::format(R"({{"metric":"{}","value":{:.6g},"threshold":{:.6g},"penalty":{:.6g}}})",
                          MetricName(h.metric), h.value, h.threshold, h.penalty);
   }
-  return fmt::format(R"({{"penalty":{:.6g},"requests":{},"known":{},"rules":[{}]}})",
-                     eval.penalty, c.stats.requests, c.known, rules);
+  // The picker's evidence beside the rules: in the load-aware mode the cost comparison moves the
+  // traffic, so a weight alone does not say why an endpoint got the share it got.
+  std::string picker = "null";
+  if (load_aware) {
+    picker = fmt::format(R"({{"inflight":{},"latency_ms":{:.6g},"failure_share":{:.6g}}})",
+                         c.picker.inflight, c.picker.latency_ms, c.picker.failure_share);
+  }
+  return fmt::format(
+      R"({{"penalty":{:.6g},"requests":{},"known":{},"rules":[{}],"share":{:.6g},"picker":{}}})",
+      eval.penalty, c.stats.requests, c.known, rules, c.share, picker);
 }
 
 double SlowStartFactor(const Config& cfg, int64_t added_ns, int64_t now_ns) {
@@ -48,7 +56,7 @@ void Emit(const StepContext& x, wt_event_type type, const ControlState& c, doubl
           double new_w) {
   Evaluation eval;  // recomputed: events are rare, and keeping every hit cost memory per endpoint
   Evaluate(x.cfg.rules, c.stats, c.known, x.ref, &eval);
-  x.events->push_back({type, x.now, x.id, old_w, new_w, ReasonJson(c, eval)});
+  x.events->push_back({type, x.now, x.id, old_w, new_w, ReasonJson(c, eval, x.cfg.picker.mode == PickMode::kLoadAware)});
 }
 
 // Leaves isolation on healthy probes, or by force when max isolation time runs out (S-P2).

@@ -34,7 +34,9 @@ void StepEndpoint(const Config& cfg, const ServiceReference& ref, int64_t now_ns
 // Slow-start factor in (0, 1] for an endpoint added at added_ns (Envoy's formula).
 double SlowStartFactor(const Config& cfg, int64_t added_ns, int64_t now_ns);
 
-// The reason JSON for an endpoint's last evaluation: {"penalty":..,"rules":[..fired..]}.
-std::string ReasonJson(const ControlState& ctl, const Evaluation& eval);
+// The reason JSON for an endpoint's last evaluation: {"penalty", "requests", "known",
+// "rules": [the fired ones], "share": of the last cycle's results, "picker": its evidence in the
+// load-aware mode, else null}.
+std::string ReasonJson(const ControlState& ctl, const Evaluation& eval, bool load_aware);
 
 }  // namespace weighted

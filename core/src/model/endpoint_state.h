@@ -26,6 +26,14 @@ inline const char* StateName(State s) {
   return "unknown";
 }
 
+// What the load-aware picker had seen of an endpoint as a cycle ended: its cost inputs. Kept
+// beside the controller's window so that an event or a snapshot explains a share with both.
+struct PickerEvidence {
+  int32_t inflight = 0;
+  double latency_ms = 0;     // peak-EWMA latency; 0 before the endpoint's first answer
+  double failure_share = 0;  // the larger of the fast and the steady estimate, in [0, 1]
+};
+
 struct ControlState {
   double base = 1;
   double weight = 1;  // health weight, before slow start and isolation
@@ -42,6 +50,11 @@ struct ControlState {
   Window window;
   WindowStats stats;     // as of the last cycle
   double penalty = 0;    // as of the last cycle (Service::EvaluationOf explains it)
+  // The traffic the endpoint got: its results (completed picks and reports) in the last cycle,
+  // and their share of its service's. What the picker did, whatever the weights say.
+  uint64_t cycle_results = 0;
+  double share = 0;
+  PickerEvidence picker;  // as the last cycle ended
 };
 
 }  // namespace weighted

@@ -1,5 +1,6 @@
 #include "runtime/reclaim.h"
 
+#include "util/entropy.h"
 #include "util/tls.h"
 
 #include <linux/membarrier.h>
@@ -7,7 +8,6 @@
 #include <unistd.h>
 
 #include <cstdlib>
-#include <random>
 #include <unordered_set>
 
 namespace weighted {
@@ -71,7 +71,7 @@ void Reclaimer::HeavyFence() {
 }
 
 Reclaimer::Reclaimer(uint64_t seed)
-    : uid_(g_next_uid.fetch_add(1)), seed_(seed ? seed : std::random_device{}()) {
+    : uid_(g_next_uid.fetch_add(1)), seed_(seed ? seed : RandomSeed()) {
   std::lock_guard lock(g_registry_mu);
   LiveEngines().insert(uid_);
 }

@@ -190,12 +190,22 @@ void Service::Cycle(const Config& cfg, int64_t now, std::vector<PendingEvent>* e
   // Cycle `cycles_` begins: the in-flight counts of cycle cycles_ - 2 expire (LoadEstimate) and
   // their parity counts this cycle's picks once Publish() below hands them the new number.
   ++cycles_;
+  uint64_t results = 0;
   for (Endpoint* ep : endpoints_) {
     ControlState& c = ep->ctl;
     CycleSample& sample = c.window.Next(slots);
     ep->stats.Drain(&sample);  // drains into the window's oldest slot, reused
+    c.cycle_results = 0;
+    for (uint64_t n : sample.outcomes) c.cycle_results += n;
+    results += c.cycle_results;
+    // Read before NewCycle ages them: the evidence the cycle's picks were made on.
+    c.picker = {ep->load.InFlight(), ep->load.ewma_ms.load(std::memory_order_relaxed),
+                ep->load.FailureShare()};
     ep->load.NewCycle(cycles_, sample, cfg.isolation.exit_min_probes);
     c.stats = c.window.Compute();
+  }
+  for (Endpoint* ep : endpoints_) {
+    ep->ctl.share = results > 0 ? double(ep->ctl.cycle_results) / double(results) : 0.0;
   }
   JudgeFleet(cfg, controls_, &judged_);
   for (Endpoint* ep : endpoints_) {

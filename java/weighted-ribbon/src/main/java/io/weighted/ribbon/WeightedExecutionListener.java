@@ -2,18 +2,36 @@ package io.weighted.ribbon;
 
 import com.netflix.loadbalancer.reactive.ExecutionContext;
 import com.netflix.loadbalancer.reactive.ExecutionInfo;
+import com.netflix.loadbalancer.Server;
 import com.netflix.loadbalancer.reactive.ExecutionListener;
+import com.netflix.loadbalancer.reactive.ServerOperation;
 import io.weighted.jni.Outcome;
 import java.util.Objects;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.LongSupplier;
 import java.util.function.ToIntFunction;
+import rx.Observable;
 
 /**
- * Feeds Ribbon call outcomes into a {@link WeightedRule}: register it with the client's
- * {@code LoadBalancerCommand} / {@code LoadBalancingRxClient} listeners. Each attempt on a server
- * is reported once, with the latency from {@code onStartWithServer}: a 5xx response (as told by
- * {@code statusOf}) is {@link Outcome#HTTP_5XX}, timeouts {@link Outcome#TIMEOUT}, refused,
- * reset or unreachable {@link Outcome#CONNECT_ERROR}.
+ * Feeds Ribbon call outcomes into a {@link WeightedRule}. Each attempt on a server is reported
+ * once: a 5xx response (as told by {@code statusOf}) is {@link Outcome#HTTP_5XX}, timeouts
+ * {@link Outcome#TIMEOUT}, refused, reset or unreachable {@link Outcome#CONNECT_ERROR}; other
+ * exceptions are not the server's fault and are not counted.
+ *
+ * <p>Two ways in:
+ * <ul>
+ *   <li>{@link #track(ServerOperation)} wraps the operation a {@code LoadBalancerCommand} submits,
+ *       and needs nothing else from the command: {@code command.submit(listener.track(server ->
+ *       ...))}. Latency runs from the attempt's subscription to its first response or its error;
+ *       an attempt unsubscribed before either (a {@code timeout()} on the result, a caller that
+ *       gave up) is a timeout.
+ *   <li>As an {@link ExecutionListener} in {@code withListeners(...)}, for clients that hand their
+ *       command an {@link ExecutionContext} (Ribbon's own {@code LoadBalancingRxClient} does).
+ *       Latency runs from {@code onStartWithServer}. Ribbon calls no listener of a command built
+ *       without {@code withExecutionContext(...)}: its invoker dereferences the missing context
+ *       before each listener call and logs the {@code NullPointerException} as "Error invoking
+ *       listener". Use {@link #track} there.
+ * </ul>
  */
 public class WeightedExecutionListener<I, O> implements ExecutionListener<I, O> {
   private static final String START = "weighted.startNanos";
@@ -32,6 +50,70 @@ public class WeightedExecutionListener<I, O> implements ExecutionListener<I, O> 
     this.rule = Objects.requireNonNull(rule);
     this.statusOf = statusOf != null ? statusOf : r -> 0;
     this.nanoClock = nanoClock;
+  }
+
+  /**
+   * {@code operation}, each of its attempts reported to the rule: what a
+   * {@code LoadBalancerCommand} built without an execution context needs (see the class comment).
+   */
+  public ServerOperation<O> track(ServerOperation<O> operation) {
+    Objects.requireNonNull(operation, "operation");
+    return server -> Observable.defer(() -> {
+      Attempt a = new Attempt(server, nanoClock.getAsLong());
+      return operation.call(server)
+          .doOnNext(a::response)
+          .doOnError(a::error)
+          .doOnCompleted(a::completed)
+          .doOnUnsubscribe(a::unsubscribed);
+    });
+  }
+
+  /** One attempt of a tracked operation: reported once, by whichever signal comes first. */
+  private final class Attempt {
+    private final Server server;
+    private final long startNanos;
+    private final AtomicBoolean reported = new AtomicBoolean();
+
+    Attempt(Server server, long startNanos) {
+      this.server = server;
+      this.startNanos = startNanos;
+    }
+
+    private boolean first() {
+      return reported.compareAndSet(false, true);
+    }
+
+    private double latencyMs() {
+      return Math.max(0, nanoClock.getAsLong() - startNanos) / 1e6;
+    }
+
+    void response(O response) {
+      if (first()) {
+        int status = response == null ? 0 : statusOf.applyAsInt(response);
+        rule.record(server, latencyMs(), Outcome.fromHttpStatus(status));
+      }
+    }
+
+    void error(Throwable t) {
+      if (first()) {
+        Outcome o = classify(t);
+        if (o != null) {
+          rule.record(server, latencyMs(), o);
+        }
+      }
+    }
+
+    void completed() {
+      if (first()) {
+        rule.record(server, latencyMs(), Outcome.SUCCESS);  // done without a response object
+      }
+    }
+
+    void unsubscribed() {
+      if (first()) {
+        rule.record(server, latencyMs(), Outcome.TIMEOUT);  // given up on before any answer
+      }
+    }
   }
 
   @Override

@@ -7,6 +7,7 @@ import com.netflix.loadbalancer.AbstractLoadBalancerRule;
 import com.netflix.loadbalancer.ILoadBalancer;
 import com.netflix.loadbalancer.Server;
 import io.weighted.jni.ClockMode;
+import io.weighted.jni.ConfigException;
 import io.weighted.jni.EndpointTable;
 import io.weighted.jni.Engine;
 import io.weighted.jni.NoEndpointException;
@@ -14,9 +15,6 @@ import io.weighted.jni.Outcome;
 import io.weighted.jni.Pick;
 import io.weighted.jni.Service;
 import io.weighted.jni.WeightedException;
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.HashSet;
@@ -31,7 +29,9 @@ import java.util.function.ToDoubleFunction;
  * A Netflix Ribbon {@code IRule} backed by the weighted engine. The engine chooses; this rule only
  * forwards the load balancer's reachable servers (id {@code host:port}) when they change and maps
  * the engine's pick back to a {@link Server}. Outcomes reach the engine through
- * {@link WeightedExecutionListener} (or {@link #record} from your own client code).
+ * {@link WeightedExecutionListener} (its {@code track(operation)} for a plain
+ * {@code LoadBalancerCommand}) or {@link #record} from your own client code; a rule nobody
+ * reports to picks by base weight and slow start alone.
  *
  * <p>Ribbon configuration ({@code <client>.ribbon.*}):
  * <pre>
@@ -42,8 +42,9 @@ import java.util.function.ToDoubleFunction;
  * client). The service name in the engine is the Ribbon client name.
  *
  * <p>Ribbon's {@code choose} has no completion hook, so a pick's in-flight count cannot be held
- * until the call ends: in the engine's load-aware picker mode, the count is released at once
- * (the default, exact weighted mode takes none).
+ * until the call ends: in the engine's load-aware picker mode (the default), the count is
+ * released at once, and the picker compares Ribbon's candidates by latency and failures only, not
+ * by requests in flight. The exact mode ({@code "picker": {"mode": "weighted"}}) takes no count.
  *
  * <p>The registered set is the engine's {@link EndpointTable}: a pick resolves to the server of
  * the set it was drawn from, even while another thread registers a new list. If the engine
@@ -89,12 +90,29 @@ public class WeightedRule extends AbstractLoadBalancerRule {
       if (k.isEmpty()) {
         return Engine.create("{}", ClockMode.REAL);
       }
+      // The engine reads the file itself: bounded by limits.max_config_bytes, and a path that is
+      // no config (a device, a FIFO) is refused with WT_ERR_IO or WT_ERR_LIMIT.
       try {
-        return Engine.create(Files.readString(Path.of(k)), ClockMode.REAL);
-      } catch (IOException ex) {
-        throw new UncheckedIOException("WeightedConfig " + k + ": cannot read", ex);
+        return Engine.fromFile(Path.of(k), ClockMode.REAL);
+      } catch (ConfigException ex) {
+        throw new ConfigException(ex.code(), "WeightedConfig " + quote(k) + ": " + ex.getMessage());
       }
     });
+  }
+
+  /** In quotes, control characters escaped: a path in a message cannot forge a log line. */
+  private static String quote(String s) {
+    StringBuilder b = new StringBuilder(s.length() + 2).append('"');
+    for (char c : s.toCharArray()) {
+      if (c == '"' || c == '\\') {
+        b.append('\\').append(c);
+      } else if (c < 0x20 || c == 0x7f) {
+        b.append(String.format("\\u%04x", (int) c));
+      } else {
+        b.append(c);
+      }
+    }
+    return b.append('"').toString();
   }
 
   /** How a server's base weight is found (default 1); e.g. from Eureka metadata. */

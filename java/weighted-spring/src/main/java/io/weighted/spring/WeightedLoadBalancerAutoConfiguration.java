@@ -2,21 +2,20 @@ package io.weighted.spring;
 
 import io.weighted.jni.Engine;
 import java.io.IOException;
-import java.io.InputStream;
-import java.nio.charset.StandardCharsets;
+import java.time.Clock;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.config.BeanPostProcessor;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.cloud.loadbalancer.annotation.LoadBalancerClients;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Conditional;
 import org.springframework.context.annotation.Configuration;
-import org.apache.commons.logging.Log;
-import org.apache.commons.logging.LogFactory;
+import org.springframework.context.ApplicationEventPublisher;
 import org.springframework.core.env.Environment;
-import org.springframework.core.io.DefaultResourceLoader;
-import org.springframework.core.io.Resource;
 import org.springframework.core.io.ResourceLoader;
 
 /**
@@ -29,37 +28,46 @@ import org.springframework.core.io.ResourceLoader;
 @EnableConfigurationProperties(WeightedLoadBalancerProperties.class)
 @LoadBalancerClients(defaultConfiguration = WeightedLoadBalancerClientConfiguration.class)
 public class WeightedLoadBalancerAutoConfiguration {
-  private static final Log log = LogFactory.getLog(WeightedLoadBalancerAutoConfiguration.class);
+  /** The config as read at start; a location set explicitly must exist. */
+  @Bean
+  @ConditionalOnMissingBean
+  public WeightedConfigSource weightedConfigSource(WeightedLoadBalancerProperties properties,
+      ResourceLoader resourceLoader, Environment environment) throws IOException {
+    boolean explicit = environment.containsProperty("weighted.loadbalancer.config");
+    return WeightedConfigSource.load(properties.getConfig(), resourceLoader, explicit);
+  }
 
   /** The engine; closed with the application context. */
   @Bean(destroyMethod = "close")
   @ConditionalOnMissingBean
-  public Engine weightedEngine(WeightedLoadBalancerProperties properties,
-      ResourceLoader resourceLoader, Environment environment) throws IOException {
-    boolean explicit = environment.containsProperty("weighted.loadbalancer.config");
-    String json = readConfig(properties.getConfig(), resourceLoader, explicit);
-    return Engine.create(json, properties.getClock());
+  public Engine weightedEngine(WeightedConfigSource source,
+      WeightedLoadBalancerProperties properties) {
+    return source.createEngine(properties.getClock());
   }
 
   /**
-   * The config text. A location set explicitly must exist; the default location
-   * (classpath:weighted.json) may be absent, and the engine's defaults ("{}") are used then.
+   * Applies changes of a config file on disk while the application runs. A bean of type
+   * {@link ConfigFileWatcher.Scheduler} replaces the polling thread (tests drive it by hand).
    */
-  static String readConfig(String location, ResourceLoader loader, boolean explicit)
-      throws IOException {
-    ResourceLoader rl = loader != null ? loader : new DefaultResourceLoader();
-    String loc = location.startsWith("/") ? "file:" + location
-        : location.contains(":") ? location : "file:" + location;
-    Resource r = rl.getResource(loc);
-    if (!r.exists()) {
-      if (!explicit) {
-        log.info("weighted: no " + location + ", using the engine's defaults");
-        return "{}";
-      }
-      throw new IOException("weighted.loadbalancer.config: " + location + " does not exist");
-    }
-    try (InputStream in = r.getInputStream()) {
-      return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+  @Bean
+  @ConditionalOnMissingBean
+  @ConditionalOnProperty(prefix = "weighted.loadbalancer.reload", name = "enabled",
+      matchIfMissing = true)
+  public WeightedConfigReloader weightedConfigReloader(WeightedConfigSource source, Engine engine,
+      ApplicationEventPublisher events, WeightedLoadBalancerProperties properties,
+      ObjectProvider<ConfigFileWatcher.Scheduler> scheduler) {
+    return new WeightedConfigReloader(source, engine, events,
+        scheduler.getIfAvailable(ConfigFileWatcher::daemonThread),
+        properties.getReload().getInterval(), Clock.systemUTC());
+  }
+
+  /** Cancelled load-balanced WebClient exchanges are reported (see WeightedExchangeFilter). */
+  @Configuration(proxyBeanMethods = false)
+  @ConditionalOnClass(name = "org.springframework.web.reactive.function.client.WebClient")
+  static class WebClientCancellation {
+    @Bean
+    static BeanPostProcessor weightedWebClientBuilderPostProcessor() {
+      return new WeightedWebClientBuilderPostProcessor();
     }
   }
 

@@ -2,11 +2,14 @@ package io.weighted.spring;
 
 import io.weighted.jni.Outcome;
 import java.util.List;
+import java.util.Map;
 import org.springframework.cloud.client.ServiceInstance;
 import org.springframework.cloud.client.loadbalancer.CompletionContext;
 import org.springframework.cloud.client.loadbalancer.LoadBalancerLifecycle;
 import org.springframework.cloud.client.loadbalancer.Request;
+import org.springframework.cloud.client.loadbalancer.RequestDataContext;
 import org.springframework.cloud.client.loadbalancer.Response;
+import org.springframework.util.ClassUtils;
 
 /**
  * Reports each load-balanced call's outcome to the engine. Spring Cloud calls it from the
@@ -21,6 +24,10 @@ import org.springframework.cloud.client.loadbalancer.Response;
  */
 public class WeightedLoadBalancerLifecycle
     implements LoadBalancerLifecycle<Object, Object, ServiceInstance> {
+  private static final boolean WEBFLUX = ClassUtils.isPresent(
+      "org.springframework.web.reactive.function.client.ExchangeFilterFunction",
+      WeightedLoadBalancerLifecycle.class.getClassLoader());
+
   private final OutcomeClassifier classifier;
   private final List<OutcomeListener> listeners;
 
@@ -50,6 +57,40 @@ public class WeightedLoadBalancerLifecycle
     WeightedServiceInstance w = weighted(lbResponse);
     if (w != null) {
       w.markStarted();
+      if (WEBFLUX && request != null
+          && request.getContext() instanceof RequestDataContext c && c.getClientRequest() != null
+          && c.getClientRequest().getAttributes() != null) {
+        WebFlux.register(c.getClientRequest().getAttributes(), this, w);
+      }
+    }
+  }
+
+  /**
+   * The exchange that sent {@code w} was cancelled ({@link WeightedExchangeFilter}): after the
+   * request went out it is a timeout, with the latency so far; before, the pick is released.
+   */
+  void cancelled(WeightedServiceInstance w, boolean sent) {
+    if (!sent) {
+      if (w.cancel()) {
+        for (OutcomeListener l : listeners) {
+          l.onCancel(w.getServiceId(), w.getEndpointId());
+        }
+      }
+    } else if (w.complete(Outcome.TIMEOUT)) {
+      for (OutcomeListener l : listeners) {
+        l.onOutcome(w.getServiceId(), w.getEndpointId(), w.getLatencyMs(), Outcome.TIMEOUT);
+      }
+    }
+  }
+
+  /** Loaded only when spring-webflux is present. */
+  private static final class WebFlux {
+    static void register(Map<String, Object> attributes, WeightedLoadBalancerLifecycle lc,
+        WeightedServiceInstance w) {
+      if (attributes.get(WeightedExchangeFilter.ATTEMPT_ATTRIBUTE)
+          instanceof WeightedExchangeFilter.Attempt a) {
+        a.started(lc, w);
+      }
     }
   }
 

@@ -25,6 +25,41 @@ public class WeightedLoadBalancerProperties {
   /** How often the gauges re-read the engine's snapshot. */
   private Duration metricsRefresh = Duration.ofSeconds(1);
 
+  /** Reloading the config file while the application runs. */
+  private final Reload reload = new Reload();
+
+  public Reload getReload() {
+    return reload;
+  }
+
+  /** {@code weighted.loadbalancer.reload.*}. */
+  public static class Reload {
+    /**
+     * Watch the config file (a {@code file:} location or a plain path) and apply its changes
+     * through the engine's reload; classpath configs are never watched.
+     */
+    private boolean enabled = true;
+
+    /** How often the file's attributes are read (its content only when they moved). */
+    private Duration interval = Duration.ofSeconds(2);
+
+    public boolean isEnabled() {
+      return enabled;
+    }
+
+    public void setEnabled(boolean enabled) {
+      this.enabled = enabled;
+    }
+
+    public Duration getInterval() {
+      return interval;
+    }
+
+    public void setInterval(Duration interval) {
+      this.interval = interval;
+    }
+  }
+
   public Duration getMetricsRefresh() {
     return metricsRefresh;
   }

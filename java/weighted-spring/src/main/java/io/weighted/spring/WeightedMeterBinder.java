@@ -23,7 +23,10 @@ import java.util.concurrent.TimeUnit;
  * Micrometer gauges per endpoint, read from the engine's snapshot JSON (the engine is the one
  * data source: this class computes nothing). Tags: {@code service}, {@code endpoint}.
  * <ul>
- *   <li>{@code weighted.endpoint.weight}: the effective weight picks use now;
+ *   <li>{@code weighted.endpoint.share}: the endpoint's share of its service's results in the
+ *       last controller cycle, the traffic it actually got;
+ *   <li>{@code weighted.endpoint.weight}: the effective weight (the split with the weighted
+ *       picker; with the default load-aware one only how often it is drawn as a candidate);
  *   <li>{@code weighted.endpoint.base.weight}: the base weight from discovery metadata;
  *   <li>{@code weighted.endpoint.penalty}: the sum of fired rule penalties;
  *   <li>{@code weighted.endpoint.state}: 0 healthy, 1 degraded, 2 isolated, 3 recovering
@@ -154,6 +157,9 @@ public class WeightedMeterBinder implements MeterBinder, AutoCloseable {
     int cut = key.indexOf('\u0000');
     Tags tags = Tags.of("service", key.substring(0, cut), "endpoint", key.substring(cut + 1));
     List<Meter> meters = new ArrayList<>();
+    meters.add(Gauge.builder("weighted.endpoint.share", this, b -> b.share(key))
+        .tags(tags).description("Share of the service's results in the last controller cycle")
+        .register(r));
     meters.add(Gauge.builder("weighted.endpoint.weight", this, b -> b.number(key, "effective_weight"))
         .tags(tags).description("Effective scheduling weight").register(r));
     meters.add(Gauge.builder("weighted.endpoint.base.weight", this, b -> b.number(key, "base_weight"))
@@ -168,6 +174,12 @@ public class WeightedMeterBinder implements MeterBinder, AutoCloseable {
   private double number(String key, String field) {
     Map<String, Object> e = endpoints.get(key);
     Object v = e == null ? null : e.get(field);
+    return v instanceof Number n ? n.doubleValue() : Double.NaN;
+  }
+
+  private double share(String key) {
+    Map<String, Object> e = endpoints.get(key);
+    Object v = e == null ? null : map(e.get("share")).get("last_cycle");
     return v instanceof Number n ? n.doubleValue() : Double.NaN;
   }
 

@@ -23,9 +23,10 @@ import org.springframework.cloud.client.ServiceInstance;
  * "the previous instance" from a list still find it.
  *
  * <p>Each pick is finished at most once ({@link #complete} or {@link #cancel}): a call is never
- * counted twice, however many lifecycles or retries see it. A pick dropped unfinished (a
- * WebClient subscription cancelled before any signal, for which Spring Cloud's filter reports
- * neither success nor error, or a {@code choose()} never sent) needs nothing from here: in the
+ * counted twice, however many lifecycles or retries see it. A cancelled WebClient exchange, of
+ * which Spring Cloud's filter reports neither success nor error, is finished by
+ * {@link WeightedExchangeFilter}. A pick dropped unfinished all the same (a {@code choose()}
+ * never sent, a WebClient built without that filter) needs nothing from here: in the
  * load-aware mode the engine lets its in-flight count expire by the start of the second
  * controller cycle after the pick (see {@code WT_PICK_TRACKED}), so no finalizer or
  * {@code Cleaner} runs per pick.

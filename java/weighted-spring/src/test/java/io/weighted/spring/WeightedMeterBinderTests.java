@@ -50,4 +50,33 @@ class WeightedMeterBinderTests {
           .isEqualTo(0.0);
     }
   }
+
+  @Test
+  void shareGaugeIsTheTrafficTheEndpointGotNotItsWeight() {
+    // Load-aware picking: b fails every call, so the cost comparison sends it little traffic
+    // although its weight stays at base for the first cycle (the rules judge at the cycle).
+    try (Engine engine = Engine.create("{\"seed\": 3, \"slow_start\": {\"window_ms\": 0}}",
+            ClockMode.MANUAL);
+        WeightedMeterBinder binder = new WeightedMeterBinder(engine, true, 0)) {
+      SimpleMeterRegistry registry = new SimpleMeterRegistry();
+      Service svc = engine.service("orders");
+      svc.setEndpoints(new String[] {"a:1", "b:1"}, new double[] {1, 1});
+      binder.bindTo(registry);
+      long b = svc.endpointKey("b:1");
+      int toB = 0;
+      for (int i = 0; i < 400; i++) {
+        Pick p = svc.pick();
+        boolean failing = p.key() == b;
+        toB += failing ? 1 : 0;
+        svc.complete(p, 2.0, failing ? Outcome.HTTP_5XX : Outcome.SUCCESS);
+      }
+      engine.advance(Duration.ofSeconds(5));
+      binder.refresh(true);
+      double shareB = registry.get("weighted.endpoint.share").tag("endpoint", "b:1").gauge().value();
+      double shareA = registry.get("weighted.endpoint.share").tag("endpoint", "a:1").gauge().value();
+      assertThat(shareB).isEqualTo(toB / 400.0);
+      assertThat(shareA + shareB).isEqualTo(1.0);
+      assertThat(shareB).isLessThan(0.2);  // the picker avoided it; a weighted split gives 0.5
+    }
+  }
 }
