@@ -46,6 +46,13 @@ TEST(HistoryPoint, ReadsTheShareOfANewerSnapshot) {
             json::parse(R"(["x", "failing", 10.0, 0.25, 0.2, null])"));
 }
 
+TEST(HistoryPoint, ReadsTheMeasuredShareAsTheEngineWritesIt) {
+  const json p = Point(R"({"services": [{"name": "s", "endpoints": [
+    {"id": "x", "state": "healthy", "effective_weight": 10,
+     "share": {"last_cycle": 0.4, "results": 120}}]}]})");
+  EXPECT_EQ(p["services"][0]["endpoints"][0], json::parse(R"(["x", "healthy", 10.0, null, 0.4, null])"));
+}
+
 TEST(HistoryPoint, TextThatIsNotJsonMakesNoPoint) {
   EXPECT_FALSE(HistoryPoint(R"({"services": [)", 1, 0, 0).has_value());
   EXPECT_FALSE(HistoryPoint("", 1, 0, 0).has_value());

@@ -75,8 +75,13 @@ def test_fields_of_a_newer_engine_are_shown_when_present():
          "reasons": [{"kind": "guard", "name": "max_step", "value": 0.5, "threshold": 0.1,
                       "effect": "capped"}]},
         {"id": "y", "state": "healthy", "weight": 30, "rules": [], "window": {"requests": 15},
-         "share": {"expected": 0.75}}]}]}
-    x, y = services_view(snap)[0]["endpoints"]
+         "share": {"expected": 0.75}}]},
+        # As the engine writes it today: the last cycle's measured share, a number.
+        {"name": "t", "endpoints": [
+            {"id": "z", "state": "healthy", "weight": 1, "rules": [], "window": {"requests": 3},
+             "share": {"last_cycle": 0.4, "results": 3}}]}]}
+    (x, y), (z,) = [s["endpoints"] for s in services_view(snap)]
+    assert (z["share"], z["measured_share"], z["share_source"]) == (1.0, 0.4, "derived")
     assert (x["state"], x["share"], x["measured_share"], x["share_source"]) == (
         "failing", 0.25, 0.2, "engine")
     assert x["reasons"] == snap["services"][0]["endpoints"][0]["reasons"]

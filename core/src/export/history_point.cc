@@ -102,6 +102,8 @@ class PointReader final : public nlohmann::json_sax<json> {
     else if (Endpoint* e = InEndpoint("penalty")) e->penalty = v;
     else if (Endpoint* e = InEndpoint("share", "expected")) e->share = v;
     else if (Endpoint* e = InEndpoint("share", "last_cycle", "measured")) e->measured = v;
+    // The engine's snapshot gives the last cycle's measured share as a plain number.
+    else if (Endpoint* e = InEndpoint("share", "last_cycle")) e->measured = v;
     return true;
   }
   bool Pop() {

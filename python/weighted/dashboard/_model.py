@@ -60,7 +60,10 @@ def services_view(snapshot: Dict[str, Any]) -> List[Dict[str, Any]]:
 def _endpoint_view(ep: Dict[str, Any]) -> Dict[str, Any]:
     window = ep.get("window") or {}
     share = ep.get("share") if isinstance(ep.get("share"), dict) else {}
-    last = share.get("last_cycle") if isinstance(share.get("last_cycle"), dict) else {}
+    last = share.get("last_cycle")
+    # The engine writes the last cycle's measured share as a number; a dict form
+    # {"expected", "measured"} is read too.
+    last = last if isinstance(last, dict) else {"measured": last}
     reasons = ep.get("reasons")
     return {
         "id": ep.get("id"),
