@@ -204,10 +204,20 @@ class Server:
         server = self._server
         if self._thread is not None and self._thread.is_alive():
             # Closed from the event loop's own thread: its loop ends once its map is empty.
-            server.trigger.pull_trigger(lambda: wasyncore.close_all(server._map))
-            self._thread.join(timeout=10)
+            try:
+                server.trigger.pull_trigger(lambda: wasyncore.close_all(server._map))
+                self._thread.join(timeout=10)
+            except OSError:  # the trigger's pipe is gone: close from here, the loop then ends
+                wasyncore.close_all(server._map)
+                self._thread.join(timeout=10)
         else:
             wasyncore.close_all(server._map)
+        # waitress's trigger closes its pipe but not the duplicate of it that its file wrapper
+        # holds; left to the garbage collector, that close hits whatever file now has the
+        # number (another server's trigger, in a process that starts several: EBADF there).
+        wrapper = getattr(server.trigger, "socket", None)
+        if wrapper is not None and getattr(wrapper, "fd", -1) >= 0:
+            wrapper.close()
         server.task_dispatcher.shutdown(timeout=5)
 
     def worker_count(self) -> int:
