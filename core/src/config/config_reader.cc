@@ -306,4 +306,15 @@ bool ReadBool(const Node& n) {
   return n.v().get<bool>();
 }
 
+std::string ReadString(const Node& n, size_t min_bytes, size_t max_bytes) {
+  if (!n.v().is_string()) n.Fail(fmt::format("must be a string, got {}", Show(n.v())));
+  const auto& s = n.v().get_ref<const std::string&>();
+  if (s.size() < min_bytes || s.size() > max_bytes) {
+    n.Fail(fmt::format("must be {}..{} bytes long, got {}", min_bytes, max_bytes, s.size()));
+  }
+  // nlohmann's parser has checked the UTF-8 already; a NUL would cut the text short in C.
+  if (s.find('\0') != std::string::npos) n.Fail("must not hold a NUL character");
+  return s;
+}
+
 }  // namespace weighted::config_reader
