@@ -39,7 +39,8 @@ void HotStats::RecordServerResources(uint32_t present,
                                      int64_t now_ns) {
   for (int i = 0; i < kResources; ++i) {
     if (!(present & (1u << i))) continue;
-    server_sum_[i].fetch_add(static_cast<uint64_t>(std::llround(values[i] * kMicro)),
+    // values are in [0, 1]: rounding by + 0.5 is llround's result without its libm call.
+    server_sum_[i].fetch_add(static_cast<uint64_t>(values[i] * kMicro + 0.5),
                              std::memory_order_relaxed);
     server_n_[i].fetch_add(1, std::memory_order_relaxed);
     // A plain store, not a max: two reports racing leave either time, both current.

@@ -2,6 +2,7 @@
 
 #include <charconv>
 #include <cmath>
+#include <cstring>
 #include <string>
 
 #include <fmt/format.h>
@@ -49,85 +50,92 @@ Field FieldOf(std::string_view name) {
 
 bool IsMap(Field f) { return f == Field::kNamed || f == Field::kUtilization || f == Field::kRequestCost; }
 
-uint64_t Hash(std::string_view prefix, std::string_view name) {
-  uint64_t h = 0xcbf29ce484222325ull;  // FNV-1a
-  for (unsigned char c : prefix) h = (h ^ c) * 0x100000001b3ull;
-  h = (h ^ '.') * 0x100000001b3ull;
-  for (unsigned char c : name) h = (h ^ c) * 0x100000001b3ull;
-  return h;
-}
-
-// What one parse has seen so far, and the report it builds. Names are remembered by hash (a
-// JSON key does not outlive its callback), so a duplicate is found without an allocation.
+// What one parse has seen so far, and the report it builds. A field is remembered by a bit, a
+// map entry by its name: a view into the header (TEXT), or into a copy kept in `arena_` (a JSON
+// key does not outlive its callback; the keys together are never longer than the header), so a
+// duplicate is found without an allocation.
 class Builder {
  public:
   explicit Builder(const LoadReportNames& names) : names_(names) {}
 
   // One metric: `field`, and for a map the entry's `key`. Returns "" or why it is refused.
-  std::string Add(Field field, std::string_view key, double v) {
+  // false: refused, and why() says why. No string is made unless it is refused.
+  bool Add(Field field, std::string_view key, double v) {
     const std::string_view group = field == Field::kNamed         ? "named_metrics"
                                    : field == Field::kUtilization ? "utilization"
                                    : field == Field::kRequestCost ? "request_cost"
                                                                   : "";
-    if (IsMap(field) && key.empty()) return fmt::format("a {} entry has an empty name", group);
+    if (IsMap(field) && key.empty()) return Refuse(fmt::format("a {} entry has an empty name", group));
     if (count_ == kMaxLoadReportEntries) {
-      return fmt::format("more than {} metrics", kMaxLoadReportEntries);
+      return Refuse(fmt::format("more than {} metrics", kMaxLoadReportEntries));
     }
-    const uint64_t h = IsMap(field) ? Hash(group, key) : Hash("", kFields[int(field)].proto);
-    for (int i = 0; i < count_; ++i) {
-      if (seen_[i] == h) return "appears twice";
+    ++count_;
+    if (IsMap(field)) {
+      for (int i = 0; i < entries_; ++i) {
+        if (entry_field_[i] == field && std::string_view(entry_name_[i], entry_len_[i]) == key) {
+          return Refuse("appears twice");
+        }
+      }
+      const std::string_view kept = Keep(key);
+      entry_field_[entries_] = field;
+      entry_name_[entries_] = kept.data();
+      entry_len_[entries_++] = static_cast<uint16_t>(kept.size());
+    } else {
+      const uint32_t bit = 1u << int(field);
+      if (fields_ & bit) return Refuse("appears twice");
+      fields_ |= bit;
     }
-    seen_[count_++] = h;
-    if (!std::isfinite(v)) return fmt::format("must be a finite number, got {}", v);
+    if (!std::isfinite(v)) return Refuse(fmt::format("must be a finite number, got {}", v));
     if (v < 0 && field != Field::kNamed && field != Field::kRequestCost) {
-      return fmt::format("must be >= 0, got {:g}", v);
+      return Refuse(fmt::format("must be >= 0, got {:g}", v));
     }
     switch (field) {
       case Field::kCpu:  // ORCA: may exceed 1 past a soft limit; the pool is full at 1
         Set(0, std::min(v, 1.0));
-        return "";
+        return true;
       case Field::kMemory:
-        if (v > 1) return fmt::format("must be a fraction in [0, 1], got {:g}", v);
+        if (v > 1) return Refuse(fmt::format("must be a fraction in [0, 1], got {:g}", v));
         Set(1, v);
-        return "";
+        return true;
       case Field::kApplication:
       case Field::kRequestCost:
-        return "";  // valid, and nothing the rules read
+        return true;  // valid, and nothing the rules read
       case Field::kRpsFractional:
         out_.rps = v;
         out_.present |= kReportRps;
         has_fractional_ = true;
-        return "";
+        return true;
       case Field::kRps:  // deprecated: rps_fractional wins when both are sent
         if (!has_fractional_) out_.rps = v;
         out_.present |= kReportRps;
-        return "";
+        return true;
       case Field::kEps:
         out_.eps = v;
         out_.present |= kReportEps;
-        return "";
+        return true;
       case Field::kNamed:
       case Field::kUtilization: {
         const int pool = key == names_.thread_pool       ? 2
                          : key == names_.connection_pool ? 3
                                                          : -1;
         if (field == Field::kUtilization && v > 1) {
-          return fmt::format("must be a fraction in [0, 1], got {:g}", v);
+          return Refuse(fmt::format("must be a fraction in [0, 1], got {:g}", v));
         }
-        if (pool < 0) return "";
+        if (pool < 0) return true;
         if (!(v >= 0 && v <= 1)) {
-          return fmt::format("is the {} (load_report.{}_metric) and must be a fraction in "
+          return Refuse(fmt::format("is the {} (load_report.{}_metric) and must be a fraction in "
                              "[0, 1], got {:g}",
-                             ResourceName(pool), ResourceName(pool), v);
+                             ResourceName(pool), ResourceName(pool), v));
         }
         Set(pool, v);
-        return "";
+        return true;
       }
       case Field::kUnknown: break;
     }
-    return "is not a field of an ORCA load report";
+    return Refuse("is not a field of an ORCA load report");
   }
 
+  const std::string& why() const { return why_; }
   const LoadReport& report() const { return out_; }
 
  private:
@@ -136,11 +144,36 @@ class Builder {
     out_.present |= 1u << resource;
   }
 
+  // TEXT keys live in the header; JSON ones are copied (`copy_keys_`).
+  std::string_view Keep(std::string_view key) {
+    if (!copy_keys_ || key.size() > arena_.size() - used_) return key;
+    char* at = arena_.data() + used_;
+    std::copy(key.begin(), key.end(), at);
+    used_ += key.size();
+    return {at, key.size()};
+  }
+
+ public:
+  bool copy_keys_ = false;
+
+ private:
+  bool Refuse(std::string why) {
+    why_ = std::move(why);
+    return false;
+  }
+
   const LoadReportNames& names_;
+  std::string why_;
   LoadReport out_;
   bool has_fractional_ = false;
-  int count_ = 0;
-  std::array<uint64_t, kMaxLoadReportEntries> seen_;
+  int count_ = 0, entries_ = 0;
+  uint32_t fields_ = 0;
+  // Not value-initialised (a string_view array would be, at a memset per parse).
+  std::array<Field, kMaxLoadReportEntries> entry_field_;
+  std::array<const char*, kMaxLoadReportEntries> entry_name_;
+  std::array<uint16_t, kMaxLoadReportEntries> entry_len_;
+  std::array<char, kMaxLoadReportBytes> arena_;
+  size_t used_ = 0;
 };
 
 std::string_view Trim(std::string_view s) {
@@ -158,54 +191,146 @@ Status Bad(const char* where, std::string why) {
   return {WT_ERR_BAD_LOAD_REPORT, fmt::format("{}: load report: {}", where, why)};
 }
 
-// TEXT: "name=value" entries (Envoy's parser also takes "name:value") separated by commas.
-Status ParseText(const char* where, std::string_view body, size_t base, Builder& b) {
-  size_t at = 0;
-  for (int entry = 0; at <= body.size(); ++entry) {
-    size_t comma = body.find(',', at);
-    if (comma == std::string_view::npos) comma = body.size();
-    const std::string_view raw = body.substr(at, comma - at);
-    const std::string_view item = Trim(raw);
-    const size_t offset = base + (item.empty() ? at : static_cast<size_t>(item.data() - body.data()));
-    at = comma + 1;
-    if (item.empty()) {
-      if (comma == body.size() && entry == 0) break;  // "TEXT " alone: an empty report
-      return Bad(where, fmt::format("entry {} (offset {}) is empty", entry, offset));
+// TEXT: "name=value" entries (Envoy's parser also takes "name:value") separated by commas, read
+// in one pass: each byte is looked at once, and from_chars finds where a number ends.
+bool Ows(char c) { return c == ' ' || c == '\t'; }
+
+// The fields as TEXT spells them, matched at the start of an entry without scanning the name
+// first: the common case costs a compare per field instead of a pass over each byte. A map's
+// literal ends with its '.'.
+struct TextName {
+  std::string_view literal;
+  Field field;
+};
+constexpr TextName kTextNames[] = {
+    {"cpu_utilization", Field::kCpu},        {"mem_utilization", Field::kMemory},
+    {"named_metrics.", Field::kNamed},       {"rps_fractional", Field::kRpsFractional},
+    {"eps", Field::kEps},                    {"utilization.", Field::kUtilization},
+    {"application_utilization", Field::kApplication}, {"rps", Field::kRps},
+    {"request_cost.", Field::kRequestCost},
+};
+
+// A standard field at p, followed by a separator (or, for a map, its entry's name): sets
+// *field, *key and *name_end. False: fall back to the general scan (and its messages).
+bool MatchText(const char* p, const char* end, Field* field, std::string_view* key,
+               const char** name_end) {
+  for (const TextName& t : kTextNames) {
+    const size_t n = t.literal.size();
+    if (size_t(end - p) <= n || p[0] != t.literal[0] || std::memcmp(p, t.literal.data(), n) != 0) {
+      continue;
     }
-    const size_t sep = item.find_first_of("=:");
-    if (sep == std::string_view::npos) {
-      return Bad(where, fmt::format("entry {} (offset {}) {} is not name=value", entry, offset,
-                                    Shown(item)));
+    const char* q = p + n;
+    if (IsMap(t.field)) {
+      const char* k = q;
+      while (q < end && *q != '=' && *q != ':' && *q != ',' && !Ows(*q)) ++q;
+      if (q == k) return false;
+      *key = std::string_view(k, q - k);
+    } else if (*q != '=' && *q != ':' && !Ows(*q)) {
+      continue;  // a longer name ("rps" before "rps_fractional" is ordered after it anyway)
     }
-    const std::string_view name = Trim(item.substr(0, sep));
-    const std::string_view value = Trim(item.substr(sep + 1));
-    Field field = Field::kUnknown;
-    std::string_view key;
-    if (const size_t dot = name.find('.'); dot != std::string_view::npos) {
-      field = FieldOf(name.substr(0, dot));
-      key = name.substr(dot + 1);
-      if (!IsMap(field)) field = Field::kUnknown;
-    } else {
-      field = FieldOf(name);
-      if (IsMap(field)) field = Field::kUnknown;  // a map needs its entry's name
-    }
-    if (field == Field::kUnknown) {
-      return Bad(where, fmt::format("entry {} (offset {}) {}: {} is not a field of an ORCA load "
-                                    "report",
-                                    entry, offset, Shown(item), Shown(name)));
-    }
-    double v = 0;
-    const auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), v);
-    if (value.empty() || ec != std::errc() || end != value.data() + value.size()) {
-      return Bad(where, fmt::format("entry {} (offset {}) {}: the value is not a number", entry,
-                                    offset, Shown(item)));
-    }
-    if (std::string why = b.Add(field, key, v); !why.empty()) {
-      return Bad(where, fmt::format("entry {} (offset {}) {}: {} {}", entry, offset, Shown(item),
-                                    Shown(name), why));
+    while (q < end && Ows(*q)) ++q;
+    if (q == end || (*q != '=' && *q != ':')) return false;
+    *field = t.field;
+    *name_end = q;
+    return true;
+  }
+  return false;
+}
+
+// Clinger's fast path: "123.45" is 12345 / 10^2, and a quotient of two doubles that are exact
+// (an integer below 2^53, a power of ten up to 10^22) is correctly rounded, so this is the value
+// from_chars would give. Anything else (exponents, long digit strings, signs) goes to from_chars.
+const char* FastDecimal(const char* p, const char* end, double* out) {
+  static constexpr double kPow10[] = {1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10,
+                                      1e11, 1e12, 1e13, 1e14, 1e15};
+  uint64_t m = 0;
+  int digits = 0, frac = 0;
+  const char* q = p;
+  for (; q < end && *q >= '0' && *q <= '9'; ++q, ++digits) m = m * 10 + uint64_t(*q - '0');
+  if (q < end && *q == '.') {
+    for (++q; q < end && *q >= '0' && *q <= '9'; ++q, ++digits, ++frac) {
+      m = m * 10 + uint64_t(*q - '0');
     }
   }
-  return Status::Ok();
+  if (digits == 0 || digits > 15 || (q < end && (*q == 'e' || *q == 'E' || *q == '.'))) {
+    return nullptr;
+  }
+  *out = double(m) / kPow10[frac];
+  return q;
+}
+
+Status ParseText(const char* where, std::string_view body, size_t base, Builder& b) {
+  const char* const begin = body.data();
+  const char* const end = begin + body.size();
+  const char* p = begin;
+  while (p < end && Ows(*p)) ++p;
+  if (p == end) return Status::Ok();  // "TEXT " alone: an empty report
+  for (int entry = 0;; ++entry) {
+    const char* const start = p;
+    // The entry as quoted in a message: up to its comma, without the spaces around it.
+    const auto item = [&] {
+      const char* e = start;
+      while (e < end && *e != ',') ++e;
+      return Trim(std::string_view(start, e - start));
+    };
+    const auto fail = [&](std::string_view why) {
+      return Bad(where, fmt::format("entry {} (offset {}) {}: {}", entry, base + (start - begin),
+                                    Shown(item()), why));
+    };
+    Field field = Field::kUnknown;
+    std::string_view key, name;
+    if (const char* name_end; MatchText(p, end, &field, &key, &name_end)) {
+      name = std::string_view(start, name_end - start);
+      p = name_end;
+    } else {
+      const char* dot = nullptr;
+      while (p < end && *p != '=' && *p != ':' && *p != ',') {
+        if (*p == '.' && !dot) dot = p;
+        ++p;
+      }
+      if (p == start && (p == end || *p == ',')) {
+        return Bad(where, fmt::format("entry {} (offset {}) is empty", entry, base + (start - begin)));
+      }
+      if (p == end || *p == ',') {
+        return Bad(where, fmt::format("entry {} (offset {}) {} is not name=value", entry,
+                                      base + (start - begin), Shown(item())));
+      }
+      name = Trim(std::string_view(start, p - start));
+      if (dot) {
+        field = FieldOf(std::string_view(start, dot - start));
+        key = std::string_view(dot + 1, start + name.size() - dot - 1);
+        if (!IsMap(field)) field = Field::kUnknown;
+      } else {
+        field = FieldOf(name);
+        if (IsMap(field)) field = Field::kUnknown;  // a map needs its entry's name
+      }
+    }
+    if (field == Field::kUnknown) {
+      return fail(fmt::format("{} is not a field of an ORCA load report", Shown(name)));
+    }
+    ++p;  // the separator
+    while (p < end && Ows(*p)) ++p;
+    double v = 0;
+    const char* num_end = FastDecimal(p, end, &v);
+    std::errc ec{};
+    if (!num_end) {
+      const auto r = std::from_chars(p, end, v);
+      num_end = r.ptr;
+      ec = r.ec;
+    }
+    const char* q = num_end;
+    while (q < end && Ows(*q)) ++q;
+    if (ec != std::errc() || num_end == p || (q < end && *q != ',')) {
+      return fail("the value is not a number");
+    }
+    if (!b.Add(field, key, v)) [[unlikely]] return fail(fmt::format("{} {}", Shown(name), b.why()));
+    if (q == end) return Status::Ok();
+    p = q + 1;  // past the comma
+    while (p < end && Ows(*p)) ++p;
+    if (p == end) {
+      return Bad(where, fmt::format("entry {} (offset {}) is empty", entry + 1, base + (p - begin)));
+    }
+  }
 }
 
 // JSON: one object of the fields; the maps are objects of numbers. proto3's JSON mapping also
@@ -260,10 +385,9 @@ class JsonReport : public nlohmann::json_sax<nlohmann::json> {
   bool Number(double v) {
     if (depth_ == 0) return Fail("the report must be a JSON object");
     if (depth_ == 1 && IsMap(field_)) return Fail(fmt::format("{} must be an object", name_));
-    const std::string why = b_.Add(field_, depth_ == 2 ? std::string_view(entry_) : "", v);
-    if (why.empty()) return true;
-    return Fail(depth_ == 2 ? fmt::format("{}.{} {}", name_, Shown(entry_), why)
-                            : fmt::format("{} {}", name_, why));
+    if (b_.Add(field_, depth_ == 2 ? std::string_view(entry_) : "", v)) return true;
+    return Fail(depth_ == 2 ? fmt::format("{}.{} {}", name_, Shown(entry_), b_.why())
+                            : fmt::format("{} {}", name_, b_.why()));
   }
   bool Fail(std::string why) {
     error_ = std::move(why);
@@ -277,6 +401,7 @@ class JsonReport : public nlohmann::json_sax<nlohmann::json> {
 };
 
 Status ParseJson(const char* where, std::string_view body, Builder& b) {
+  b.copy_keys_ = true;
   JsonReport sax(b);
   bool ok = false;
   try {
