@@ -96,6 +96,21 @@ std::string SnapshotJson(Engine& engine) {
   w.Key("clock").String(engine.manual() ? "manual" : "real").Key("profile").String(cfg->profile);
   w.Key("events").BeginObject().Key("total").Uint(engine.events().total());
   w.Key("dropped").Uint(engine.events().dropped()).EndObject();
+  // The metric sources the engine polls itself: freshness and the last error of each.
+  w.Key("sources").BeginArray();
+  for (const SourceView& v : engine.Sources()) {
+    w.BeginObject().Key("name").String(v.name).Key("url").String(v.url);
+    w.Key("state").String(v.state).Key("age_ms");
+    if (v.age_ms) w.Int(*v.age_ms);
+    else w.Null();
+    w.Key("last_error");
+    if (v.last_error.empty()) w.Null();
+    else w.String(v.last_error);
+    w.Key("polls").Uint(v.polls).Key("failed_polls").Uint(v.failed);
+    w.Key("series").Uint(v.series).Key("matched").Uint(v.matched);
+    w.Key("library").String(v.library).EndObject();
+  }
+  w.EndArray();
   w.Key("services").BeginArray();
   engine.ForEachService([&](Service& svc) {
     svc.Inspect([&](Service& s) {
