@@ -9,11 +9,13 @@
 #  * exporting exactly the natives javac -h declared (JNI_HEADER_DIR, from this build's Java
 #    sources) plus JNI_OnLoad/JNI_OnUnload: no missing native (an UnsatisfiedLinkError at the
 #    first call) and no wt_* (the embedded engine stays private, bindings/jni/weightedjni.map);
-#  * self-contained: NEEDED names only the C/C++ runtime that every Linux of that machine has,
-#    never libweighted or libfmt, and there is no RPATH/RUNPATH (the jar extracts one file to a
-#    temp directory; nothing beside it could be found). The platforms must agree on all of this.
-# It prints the newest glibc and libstdc++ symbol versions each library needs: the oldest
-# distribution it loads on.
+#  * self-contained: NEEDED names only glibc's libraries, never libweighted or libfmt, and there
+#    is no RPATH/RUNPATH (the jar extracts one file to a temp directory; nothing beside it could
+#    be found). libstdc++ and libgcc are linked in (cmake/StaticRuntime.cmake): neither may come
+#    back, by name or by a GLIBCXX_/CXXABI_/GCC_ symbol version, or the host's C++ runtime would
+#    again have to be as new as the build machine's. The platforms must agree on all of this.
+# It prints the newest glibc symbol version each library needs: the oldest distribution it
+# loads on.
 set -euo pipefail
 [ $# -ge 3 ] || { echo "usage: $0 JAR JNI_HEADER_DIR PLATFORM..." >&2; exit 2; }
 jar=$1 headers=$2
@@ -63,10 +65,17 @@ for platform in "$@"; do
   sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p' "$tmp/$platform.d" | sort >"$tmp/$platform.needed"
   while read -r needed; do
     case $needed in
-      libstdc++.so.6 | libm.so.6 | libgcc_s.so.1 | libc.so.6 | "$loader") ;;
+      libc.so.6 | libm.so.6 | libpthread.so.0 | libdl.so.2 | librt.so.1 | "$loader") ;;
+      libstdc++.so.* | libgcc_s.so.*)
+        fail "$entry needs $needed: the C++ runtime must be linked in (WT_STATIC_CXX_RUNTIME)" ;;
       *) fail "$entry needs $needed, which the jar does not carry and a JVM host may lack" ;;
     esac
   done <"$tmp/$platform.needed"
+  readelf -V -W "$lib" >"$tmp/$platform.V"
+  if cxx=$(grep -Eo '(GLIBCXX|CXXABI|GCC)_[0-9.]+' "$tmp/$platform.V" | sort -uV | tr '\n' ' ') \
+    && [ -n "$cxx" ]; then
+    fail "$entry needs symbol versions of the shared C++ runtime: $cxx"
+  fi
   # The same runtime on every platform once the dynamic loader's own name is set aside.
   grep -vx "$loader" "$tmp/$platform.needed" >"$tmp/$platform.needed-common" || true
 
@@ -77,11 +86,9 @@ for platform in "$@"; do
       "$(tr '\n' ' ' <"$tmp/$first.needed-common")"
   fi
 
-  newest() {
-    readelf -V "$lib" | grep -o "Name: $1_[0-9.]*" | sed "s/Name: $1_//" | sort -V | tail -n1
-  }
-  printf 'check-native-jar: %-14s %s, %d natives + JNI_OnLoad/OnUnload, NEEDED %s, glibc >= %s, GLIBCXX >= %s\n' \
+  glibc=$(grep -o 'Name: GLIBC_[0-9.]*' "$tmp/$platform.V" | sed 's/Name: GLIBC_//' | sort -V | tail -n1)
+  printf 'check-native-jar: %-14s %s, %d natives + JNI_OnLoad/OnUnload, NEEDED %s, glibc >= %s\n' \
     "$platform" "$machine" "$(wc -l <"$tmp/declared")" "$(tr '\n' ' ' <"$tmp/$platform.needed" | sed 's/ $//')" \
-    "$(newest GLIBC)" "$(newest GLIBCXX)"
+    "$glibc"
 done
 echo "check-native-jar: $jar holds $# platform(s): $*"

@@ -12,7 +12,6 @@ import functools
 import inspect
 import json
 import math
-import os
 import threading
 import time
 import weakref
@@ -21,13 +20,15 @@ from typing import (Any, Callable, Dict, Iterable, Iterator, List, Mapping, Opti
                     TypeVar, Union)
 
 from . import _errors, _weighted
+from ._config import (DEFAULT_LIMITS, ConfigLike, Limits, PathLike, config_bytes,
+                      read_config_file, resolve_config, validate_config, validate_config_file)
 
 __all__ = ["Engine", "Service", "Pick", "Outcome", "EventType", "Event", "Call",
-           "classify_exception", "validate_config", "resolve_config"]
+           "classify_exception", "validate_config", "validate_config_file", "resolve_config"]
 
 Pick = _weighted.Pick
-ConfigLike = Union[str, bytes, Mapping[str, Any], None]
 F = TypeVar("F", bound=Callable[..., Any])
+_INT64_MAX = (1 << 63) - 1
 
 
 class Outcome(enum.IntEnum):
@@ -110,46 +111,8 @@ class Event:
 
 
 # ------------------------------------------------------------------------------------------------
-# Config
+# Clocks
 # ------------------------------------------------------------------------------------------------
-
-def _config_text(config: ConfigLike) -> str:
-    if config is None:
-        return "{}"
-    if isinstance(config, bytes):
-        return config.decode("utf-8")
-    if isinstance(config, str):
-        return config
-    if isinstance(config, Mapping):
-        # NaN/inf are written as the non-JSON tokens NaN/Infinity on purpose: the core rejects
-        # them with its own message (line and column), as it would from any other language.
-        return json.dumps(config)
-    raise TypeError(f"config must be JSON text, bytes or a dict, not {type(config).__name__}")
-
-
-def validate_config(config: ConfigLike) -> None:
-    """Checks a config (JSON text or a dict) without creating an engine.
-
-    Raises :class:`weighted.ConfigError` (``ConfigParseError`` / ``ConfigInvalidError``) or
-    :class:`weighted.LimitError` carrying the core's message.
-    """
-    _weighted.validate_config(_config_text(config))
-
-
-def validate_config_file(path: Union[str, os.PathLike]) -> None:
-    """Reads a config file and validates it (:class:`weighted.ConfigFileError` if unreadable)."""
-    try:
-        with open(path, "rb") as f:
-            text = f.read()
-    except OSError as e:
-        raise _errors.from_status(5, f"cannot read config file '{os.fspath(path)}': {e.strerror}")
-    validate_config(text)
-
-
-def resolve_config(config: ConfigLike) -> Dict[str, Any]:
-    """The fully resolved config as a dict: every key present, the profile's defaults filled in."""
-    return json.loads(_weighted.resolve_config(_config_text(config)))
-
 
 _CLOCKS = {"real": _weighted.CLOCK_REAL, "manual": _weighted.CLOCK_MANUAL}
 
@@ -188,14 +151,16 @@ class Engine(_weighted.Engine):
     """
 
     def __init__(self, config: ConfigLike = None, *, clock: str = "real",
-                 path: Union[str, os.PathLike, None] = None) -> None:
+                 path: Optional[PathLike] = None) -> None:
         mode = _clock_mode(clock)
         if path is not None:
             if config is not None:
                 raise TypeError("pass either config or path, not both")
-            super().__init__(os.fspath(path), mode, True)
+            text = read_config_file("Engine", path, DEFAULT_LIMITS.max_config_bytes)
         else:
-            super().__init__(_config_text(config), mode, False)
+            text = config_bytes(config)
+        super().__init__(text, mode, False)
+        self._limits = Limits(text)
         self._services: Dict[str, Service] = {}
         self._listeners: List[Callable[[Event], Any]] = []
         self._listeners_lock = threading.Lock()
@@ -204,7 +169,7 @@ class Engine(_weighted.Engine):
 
     @classmethod
     def from_json(cls, text: Union[str, bytes], *, clock: str = "real") -> "Engine":
-        """An engine from config JSON text."""
+        """An engine from config JSON text (a str, or bytes of UTF-8)."""
         return cls(text, clock=clock)
 
     @classmethod
@@ -213,12 +178,15 @@ class Engine(_weighted.Engine):
         return cls(dict(config), clock=clock)
 
     @classmethod
-    def from_file(cls, path: Union[str, os.PathLike], *, clock: str = "real") -> "Engine":
-        """An engine from a config file (:class:`weighted.ConfigFileError` if unreadable)."""
-        return cls(path=path, clock=clock)
+    def from_file(cls, path: PathLike, *, clock: str = "real") -> "Engine":
+        """An engine from a config file: :class:`weighted.ConfigFileError` if it cannot be read,
+        :class:`weighted.LimitError` if it is larger than ``limits.max_config_bytes`` (1 MiB)."""
+        return cls(read_config_file("Engine.from_file", path, DEFAULT_LIMITS.max_config_bytes),
+                   clock=clock)
 
     # -- lifetime --------------------------------------------------------------------------------
     def __enter__(self) -> "Engine":
+        self.now_ns()  # a closed engine raises ClosedError here, through the binding's one check
         return self
 
     def __exit__(self, *exc: Any) -> None:
@@ -236,10 +204,15 @@ class Engine(_weighted.Engine):
     # -- config ----------------------------------------------------------------------------------
     def reload(self, config: ConfigLike) -> None:
         """Replaces the config at run time; an invalid one raises ConfigError and the old stays."""
-        self._reload(_config_text(config))
+        text = config_bytes(config)
+        with self._limits.replacing(text):
+            self._reload(text)
 
-    def reload_from_file(self, path: Union[str, os.PathLike]) -> None:
-        self._reload_from_file(os.fspath(path))
+    def reload_from_file(self, path: PathLike) -> None:
+        """:meth:`reload` with a file's text, read up to the running config's
+        ``limits.max_config_bytes`` (more is a :class:`weighted.LimitError`)."""
+        self.now_ns()  # closed: ClosedError before the file is touched
+        self.reload(read_config_file("reload_from_file", path, self._limits.max_config_bytes))
 
     # -- time ------------------------------------------------------------------------------------
     def now(self) -> float:
@@ -250,16 +223,39 @@ class Engine(_weighted.Engine):
         """Manual clock: moves time forward by ``seconds`` and runs every cycle that falls due.
 
         Event callbacks run on this thread; an exception a callback raises is re-raised here.
+        ``seconds`` is an int or a float (TypeError otherwise), finite and in
+        [0, 9223372036.854775807] (the clock counts int64 nanoseconds).
         """
-        if not isinstance(seconds, (int, float)) or not math.isfinite(seconds):
+        if not isinstance(seconds, (int, float)):
+            raise TypeError(f"advance: seconds must be a number (int or float), not "
+                            f"{type(seconds).__name__}")
+        if not math.isfinite(seconds):
             raise _errors.from_status(1, f"advance: seconds must be a finite number, not {seconds!r}")
-        self.advance_ns(int(round(seconds * 1e9)))
+        ns = seconds * 1_000_000_000 if isinstance(seconds, int) else round(seconds * 1e9)
+        if not -_INT64_MAX - 1 <= ns <= _INT64_MAX:
+            raise _errors.from_status(
+                1, f"advance: seconds must be in [0, 9223372036.854775807] (the manual clock "
+                   f"counts int64 nanoseconds), got {seconds!r}")
+        self.advance_ns(ns)
+
+    def advance_ns(self, delta_ns: int) -> None:
+        """:meth:`advance` in nanoseconds: an int in [0, 2**63)."""
+        if not hasattr(delta_ns, "__index__"):
+            raise TypeError(f"advance_ns: delta_ns must be an int, not {type(delta_ns).__name__}")
+        delta_ns = delta_ns.__index__()
+        if delta_ns > _INT64_MAX or delta_ns < -_INT64_MAX - 1:
+            raise _errors.from_status(
+                1, f"advance_ns: delta_ns must be an int in [0, 2**63), got {delta_ns!r}")
+        super().advance_ns(delta_ns)
 
     # -- services --------------------------------------------------------------------------------
     def service(self, name: str) -> "Service":
         """The service called ``name``, created (with no endpoints) on first use, or again after
         :meth:`Service.remove`."""
-        svc = self._services.get(name)
+        try:
+            svc = self._services.get(name)
+        except TypeError:  # unhashable: Service() below names what a name must be
+            svc = None
         if svc is None or svc.closed:
             svc = Service(self, name)
             self._services[name] = svc
@@ -345,21 +341,13 @@ def _make_dispatcher(ref: "weakref.ref[Engine]") -> Callable[[tuple], None]:
 EndpointsLike = Union[Mapping[str, float], Iterable[Union[str, Tuple[str, float]]]]
 
 
-def _endpoint_specs(endpoints: EndpointsLike) -> List[Tuple[str, float]]:
+def _endpoint_specs(endpoints: EndpointsLike) -> List[Any]:
+    # Pairs as they came: the binding converts each weight and names the endpoint of a bad one.
     if isinstance(endpoints, (str, bytes)):
         raise TypeError("endpoints must be a dict {id: base_weight} or a list, not a string")
     if isinstance(endpoints, Mapping):
-        items: Iterable[Any] = endpoints.items()
-    else:
-        items = endpoints
-    specs: List[Tuple[str, float]] = []
-    for item in items:
-        if isinstance(item, str):
-            specs.append((item, 1.0))
-        else:
-            endpoint_id, weight = item
-            specs.append((endpoint_id, float(weight)))
-    return specs
+        return list(endpoints.items())
+    return [(item, 1.0) if isinstance(item, str) else item for item in endpoints]
 
 
 def classify_exception(exc: BaseException) -> Outcome:
@@ -408,6 +396,7 @@ class Service(_weighted.Service):
 
     def __init__(self, engine: Engine, name: str) -> None:
         super().__init__(engine, name)
+        self._limits: Limits = getattr(engine, "_limits", DEFAULT_LIMITS)
 
     def __repr__(self) -> str:
         return f"<weighted.Service {self.name!r}{' closed' if self.closed else ''}>"
@@ -430,6 +419,9 @@ class Service(_weighted.Service):
             with service.call() as call:
                 response = http_get(call.endpoint)
                 call.set_http_status(response.status)
+
+        A block slower than the config's ``limits.max_latency_ms`` is reported at that limit,
+        with its own outcome; the block's result or exception always reaches the caller.
         """
         return Call(self, classify or classify_exception)
 
@@ -466,6 +458,14 @@ class Call:
     ``set_outcome`` / ``set_http_status`` override the outcome, ``latency_ms`` can be set to a
     measured value instead of the block's wall time, and ``cancel()`` reports nothing (the
     request was never sent). KeyboardInterrupt and other non-Exception exits also cancel.
+
+    A latency above ``limits.max_latency_ms`` is reported as that limit: the engine refuses
+    larger values as absurd, and the call did take at least that long, so a latency rule still
+    sees it at the top of its range. Its outcome stays what the call gave (a slow answer is not
+    a timeout unless the caller says so). If the engine refuses the outcome all the same (an
+    unknown one from ``set_outcome``), the pick is cancelled so it holds no in-flight count;
+    the refusal is raised only when the block itself succeeded, and an exception of the block's
+    own is never replaced (it carries the refusal as a note where Python has notes).
     """
 
     __slots__ = ("_service", "_classify", "pick", "outcome", "latency_ms", "_start", "_cancelled")
@@ -514,7 +514,22 @@ class Call:
         else:
             outcome = self._classify(exc) if self.outcome is None else self.outcome
         latency = elapsed_ns / 1e6 if self.latency_ms is None else self.latency_ms
-        self._record(pick, latency, outcome)
+        limit = self._service._limits.max_latency_ms
+        if latency > limit:
+            latency = limit
+        try:
+            self._record(pick, latency, outcome)
+        except Exception as refused:
+            if not pick.finished:
+                try:
+                    self._release(pick)
+                except Exception:
+                    pass  # the refusal above is the error to report
+            if exc is None:
+                raise
+            add_note = getattr(exc, "add_note", None)  # Python 3.11+
+            if add_note is not None:
+                add_note(f"weighted: the call's outcome was not recorded: {refused}")
 
     # The three steps a subclass may route elsewhere (weighted.breaker.BridgeCall does). The
     # engine's StaleEndpointError is swallowed: the endpoint left the set during the call (a

@@ -62,7 +62,7 @@ CASES = [
     ("reload below the service count", lambda e, s: e.reload({"limits": {"max_services": 1}}),
      weighted.LimitError, r"the engine has 2 services, more than the new limits\.max_services = 1"),
     ("config bytes that are not UTF-8", lambda e, s: e.reload(b'{"$schema": "\xff"}'),
-     UnicodeDecodeError, r"utf-8"),
+     weighted.ConfigParseError, r"line 1, column 14: .*ill-formed UTF-8 byte; last read: '\"\\xff'"),
     ("enormous endpoint count", lambda e, s: s.set_endpoints([f"e{i}" for i in range(65537)]),
      weighted.LimitError, r"65537 endpoints exceed limits\.max_endpoints_per_service = 65536"),
     ("endpoint id with a lone surrogate", lambda e, s: s.set_endpoints({"a\udcff": 1}),
@@ -70,7 +70,8 @@ CASES = [
     ("service name with a lone surrogate", lambda e, s: e.service("caf\udcff"),
      TypeError, r"Service"),
     ("weight that is not a number", lambda e, s: s.set_endpoints({"a": "heavy"}),
-     ValueError, r"could not convert string to float"),
+     ValueError, r'endpoints\[0\] \("a"\): base_weight must be a number \(int or float\), not the '
+                 r"str 'heavy'"),
     ("advance past the end of the manual clock", lambda e, s: e.advance(5e9),
      weighted.InvalidArgumentError, r"past its end"),
     ("latency above the configured limit", lambda e, s: s.report("a", 60000.5),

@@ -12,6 +12,7 @@
 #include <memory>
 #include <shared_mutex>
 #include <string>
+#include <string_view>
 #include <type_traits>
 #include <unordered_map>
 #include <vector>
@@ -157,6 +158,24 @@ void CallWithoutGil(EngineState& st, Fn&& fn, bool raise_callback_errors = true,
   }
   Check(status);
 }
+
+// `s` as the core quotes caller-given names in its messages (core/src/util/quoted.h, which is
+// private to the core): in double quotes, with \" \\ \n \r \t and \xNN for the other control
+// characters, so a name cannot forge a log line; the binding's own messages read the same.
+std::string Quoted(std::string_view s);
+// The same without the quotes.
+std::string Escaped(std::string_view s);
+// repr(obj), cut to a readable length, for messages about a value of the wrong kind.
+std::string ShortRepr(py::handle obj);
+
+// The UTF-8 bytes of a str (its cached form, valid while the str lives) or of a bytes object, for
+// a C string parameter. TypeError naming `fn` and `arg` for anything else, and for a str that
+// has no UTF-8 form (a lone surrogate), saying where the surrogate is.
+struct Text {
+  const char* data;
+  size_t size;
+};
+Text TextArg(py::handle obj, const char* fn, const char* arg);
 
 // A string for a C API parameter that is NUL-terminated: refuses an embedded NUL, at which the C
 // side would silently cut the string (an id "a\0evil" would become "a"). `what` names it.

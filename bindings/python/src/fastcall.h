@@ -75,6 +75,7 @@ void AddMethod(py::handle cls, PyMethodDef* def);
 
 // latency_ms as a double: a float, or anything float() accepts without parsing a string
 // (int, numbers with __float__ or __index__), as pybind11's double argument did.
+// TypeError "<what> must be a number, not <type>" otherwise.
 double ToDouble(PyObject* value, const char* what);
 
 }  // namespace wtpy

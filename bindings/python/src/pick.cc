@@ -45,6 +45,10 @@ PyObject* FlagGetter(PyObject* self, void* bit) {
   return PyBool_FromLong((flags & static_cast<uint32_t>(reinterpret_cast<uintptr_t>(bit))) != 0);
 }
 
+PyObject* FinishedGetter(PyObject* self, void*) {
+  return PyBool_FromLong(reinterpret_cast<PickObject*>(self)->finished != Finished::kNo);
+}
+
 PyObject* PickRepr(PyObject* self) {
   auto* p = reinterpret_cast<PickObject*>(self);
   return PyUnicode_FromFormat("Pick(endpoint=%R, index=%u, epoch=%llu, flags=%u)", p->endpoint,
@@ -71,6 +75,8 @@ PyGetSetDef kGetSet[] = {
      reinterpret_cast<void*>(static_cast<uintptr_t>(WT_PICK_PANIC))},
     {"tracked", FlagGetter, nullptr, "An in-flight count was taken: finish with complete or cancel.",
      reinterpret_cast<void*>(static_cast<uintptr_t>(WT_PICK_TRACKED))},
+    {"finished", FinishedGetter, nullptr,
+     "complete() or cancel() has finished this pick; a second finish is refused.", nullptr},
     {nullptr, nullptr, nullptr, nullptr, nullptr}};
 
 PyType_Slot kSlots[] = {
@@ -118,6 +124,7 @@ py::object NewPick(const wt_pick& raw, py::object endpoint) {
   if (p == nullptr) throw py::error_already_set();
   p->raw = raw;
   p->endpoint = endpoint.release().ptr();
+  p->finished = Finished::kNo;
   return py::reinterpret_steal<py::object>(reinterpret_cast<PyObject*>(p));
 }
 
@@ -127,6 +134,23 @@ const wt_pick& PickOf(py::handle pick) {
                          Py_TYPE(pick.ptr())->tp_name);
   }
   return reinterpret_cast<PickObject*>(pick.ptr())->raw;
+}
+
+PickObject& OpenPick(py::handle pick, const char* fn) {
+  PickOf(pick);
+  auto& p = *reinterpret_cast<PickObject*>(pick.ptr());
+  if (p.finished != Finished::kNo) [[unlikely]] {
+    Py_ssize_t len = 0;
+    const char* id = PyUnicode_AsUTF8AndSize(p.endpoint, &len);  // an id: always encodable
+    if (id == nullptr) throw py::error_already_set();
+    throw Error{WT_ERR_INVALID_ARGUMENT,
+                std::string(fn) + ": this pick of " + Quoted(std::string_view(id, len)) +
+                    " was already finished (" +
+                    (p.finished == Finished::kCompleted ? "complete" : "cancel") +
+                    "): each pick is finished once, by complete() or cancel()",
+                {}, 0};
+  }
+  return p;
 }
 
 bool IsPick(py::handle obj) { return Py_TYPE(obj.ptr()) == g_pick_type; }

@@ -12,66 +12,6 @@
 namespace wtpy {
 
 namespace {
-// More than the C API will ever define; bounds the walk over wt_outcome_name().
-constexpr int kMaxOutcomes = 64;
-}  // namespace
-
-int ToOutcome(py::handle outcome) {
-  if (PyLong_Check(outcome.ptr())) {
-    long v = PyLong_AsLong(outcome.ptr());
-    if (v == -1 && PyErr_Occurred()) throw py::error_already_set();
-    if (v < INT32_MIN || v > INT32_MAX) {
-      throw Error{WT_ERR_INVALID_ARGUMENT, "outcome " + std::to_string(v) + " is out of range", {}, 0};
-    }
-    return static_cast<int>(v);  // the core checks the range and names a bad value
-  }
-  if (PyUnicode_Check(outcome.ptr())) {
-    Py_ssize_t len = 0;
-    const char* name = PyUnicode_AsUTF8AndSize(outcome.ptr(), &len);
-    if (name == nullptr) throw py::error_already_set();
-    const std::string_view wanted(name, static_cast<size_t>(len));
-    // The loaded library's names, so an outcome newer than this binding is accepted too.
-    std::string known;
-    for (int i = 0; i < kMaxOutcomes; ++i) {
-      const char* n = wt_outcome_name(i);
-      if (n == nullptr) break;
-      if (wanted == n) return i;
-      if (!known.empty()) known += ", ";
-      known += n;
-    }
-    throw Error{WT_ERR_INVALID_ARGUMENT,
-                "outcome '" + std::string(wanted) + "' is not one of " + known, {}, 0};
-  }
-  throw py::type_error("outcome must be a weighted.Outcome, an int or its name, not " +
-                       std::string(Py_TYPE(outcome.ptr())->tp_name));
-}
-
-const char* CString(const char* data, size_t len, const char* what) {
-  const void* nul = std::memchr(data, '\0', len);
-  if (nul != nullptr) [[unlikely]] {
-    const size_t at = static_cast<const char*>(nul) - data;
-    throw Error{WT_ERR_INVALID_ARGUMENT,
-                std::string(what) + " contains a NUL byte at offset " + std::to_string(at), {}, 0};
-  }
-  return data;
-}
-
-const char* CString(const std::string& s, const char* what) {
-  return CString(s.c_str(), s.size(), what);
-}
-
-uint64_t ToKey(py::handle key) {
-  unsigned long long v = PyLong_AsUnsignedLongLong(key.ptr());
-  if (v == static_cast<unsigned long long>(-1) && PyErr_Occurred()) {
-    PyErr_Clear();
-    throw Error{WT_ERR_INVALID_ARGUMENT,
-                "endpoint key must be an int in [0, 2**64), got " +
-                    py::repr(key).cast<std::string>(), {}, 0};
-  }
-  return static_cast<uint64_t>(v);
-}
-
-namespace {
 
 // The engine's pin hook: the pick holds the GIL, so the id object's count is exact.
 void PinObject(void*, void* object) { Py_INCREF(static_cast<PyObject*>(object)); }
@@ -121,17 +61,11 @@ PyObject* IdObject(PyObject* id, size_t i, const char** utf8) {
     throw py::type_error(where() + " must be a str, not " + Py_TYPE(id)->tp_name);
   }
   if (obj == nullptr) throw py::error_already_set();
-  Py_ssize_t len = 0;
-  *utf8 = PyUnicode_AsUTF8AndSize(obj, &len);
-  if (*utf8 == nullptr) {
-    // A lone surrogate: no UTF-8 form, so no id the core could hold.
-    py::error_already_set cause;
-    Py_DECREF(obj);
-    throw py::type_error(where() + " cannot be encoded as UTF-8 (" +
-                         std::string(py::str(cause.value())) + ")");
-  }
   try {
-    CString(*utf8, static_cast<size_t>(len), "endpoint id");
+    // A lone surrogate has no UTF-8 form, so no id the core could hold.
+    const std::string arg = "endpoints[" + std::to_string(i) + "]: the id";
+    const Text t = TextArg(obj, "set_endpoints", arg.c_str());
+    *utf8 = CString(t.data, t.size, "endpoint id");
   } catch (...) {
     Py_DECREF(obj);
     throw;
@@ -139,9 +73,29 @@ PyObject* IdObject(PyObject* id, size_t i, const char** utf8) {
   return obj;
 }
 
+// A base weight from a Python value, for the endpoint `id` at endpoints[i]: a number as
+// latency_ms takes it (ToDouble); the core checks its range. A str is refused as a value,
+// as float() would refuse "heavy", so that "100" from a file is not quietly parsed here.
+double ToWeight(PyObject* value, size_t i, const char* id) {
+  const std::string what = "set_endpoints: endpoints[" + std::to_string(i) + "] (" + Quoted(id) +
+                           "): base_weight";
+  if (PyUnicode_Check(value)) [[unlikely]] {
+    throw Error{WT_ERR_INVALID_ARGUMENT,
+                what + " must be a number (int or float), not the str " +
+                    ShortRepr(py::handle(value)), {}, 0};
+  }
+  try {
+    return ToDouble(value, what.c_str());
+  } catch (py::type_error&) {
+    throw py::type_error(what + " must be a number (int or float), not " + Py_TYPE(value)->tp_name);
+  }
+}
+
 class Service {
  public:
-  Service(py::handle engine, const std::string& name) : st_(EngineStateOf(engine)) {
+  Service(py::handle engine, py::handle name_obj) : st_(EngineStateOf(engine)) {
+    const Text t = TextArg(name_obj, "Service", "name");
+    const std::string name(t.data, t.size);
     wt_service* h = nullptr;
     Check(wt_engine_service(st_->Handle(), CString(name, "service name"), &h));
     auto& state = st_->services[h];
@@ -175,10 +129,9 @@ class Service {
         throw py::type_error(what + " must be an (id, base_weight) pair, not " +
                              std::to_string(pair.size()) + " items");
       }
-      const double weight = ToDouble(pair[1].ptr(), "set_endpoints: base_weight");
       ids.objects.push_back(IdObject(pair[0].ptr(), i, &specs[i].id));
-      specs[i].base_weight = weight;
       specs[i].user = ids.objects.back();
+      specs[i].base_weight = ToWeight(pair[1].ptr(), i, specs[i].id);
     }
     wt_endpoints_options options = WT_ENDPOINTS_OPTIONS_INIT;
     options.release_user = &QueueRelease;
@@ -198,8 +151,8 @@ class Service {
     wt_service* h = Handle();
     if (InOwnCallback(*st_)) {
       throw Error{WT_ERR_INVALID_ARGUMENT,
-                  "remove() called from inside the engine's own event callback (service \"" +
-                      svc_->name + "\"): remove it after the callback returns",
+                  "remove() called from inside the engine's own event callback (service " +
+                      Quoted(svc_->name) + "): remove it after the callback returns",
                   {}, 0};
     }
     // Marked first, with the GIL: no call on it starts from now on, and the exclusive lock
@@ -225,16 +178,23 @@ class Service {
     }
   }
 
-  uint64_t EndpointKey(const std::string& id) {
+  uint64_t EndpointKey(py::handle id) {
+    wt_service* s = Handle();
+    const Text t = TextArg(id, "key", "endpoint_id");
     uint64_t key = 0;
-    Check(wt_service_endpoint_key(Handle(), CString(id, "endpoint id"), &key));
+    Check(wt_service_endpoint_key(s, CString(t.data, t.size, "endpoint id"), &key));
     return key;
   }
 
-  py::str EndpointId(uint64_t key) {
+  py::str EndpointId(py::handle key) {
+    wt_service* s = Handle();
+    if (!PyLong_Check(key.ptr())) {
+      throw py::type_error(std::string("endpoint_id: key must be an int, not ") +
+                           Py_TYPE(key.ptr())->tp_name);
+    }
     char buf[257];  // an id is at most 256 bytes (weighted.h), plus the NUL
     size_t len = 0;
-    Check(wt_service_endpoint_id(Handle(), key, buf, sizeof buf, &len));
+    Check(wt_service_endpoint_id(s, ToKey(key), buf, sizeof buf, &len));
     return py::str(buf, len);
   }
 
@@ -249,21 +209,29 @@ class Service {
     return NewPick(raw, py::reinterpret_steal<py::object>(static_cast<PyObject*>(raw.user)));
   }
 
+  // A pick is finished once: by a call that succeeded, or that found its endpoint gone (the core
+  // counted it stale and holds nothing of it any more). A refused call leaves it open.
   void Complete(py::handle pick, double latency_ms, int outcome) {
     wt_service* s = Handle();
-    const wt_pick& raw = PickOf(pick);
-    Check(wt_service_complete(s, &raw, latency_ms, outcome));
+    PickObject& p = OpenPick(pick, "complete");
+    const wt_status status = wt_service_complete(s, &p.raw, latency_ms, outcome);
+    if (status == WT_OK || status == WT_ERR_STALE) p.finished = Finished::kCompleted;
+    Check(status);
   }
 
   void Cancel(py::handle pick) {
     wt_service* s = Handle();
-    Check(wt_service_cancel(s, &PickOf(pick)));
+    PickObject& p = OpenPick(pick, "cancel");
+    const wt_status status = wt_service_cancel(s, &p.raw);
+    if (status == WT_OK || status == WT_ERR_STALE) p.finished = Finished::kCancelled;
+    Check(status);
   }
 
   void Report(py::handle endpoint, double latency_ms, int o) {
     wt_service* s = Handle();
     if (PyUnicode_Check(endpoint.ptr())) {
-      // The str's cached UTF-8 form, not a copy.
+      // The str's cached UTF-8 form, not a copy. A lone surrogate raises Python's own
+      // UnicodeEncodeError, which names the character and its position.
       Py_ssize_t len = 0;
       const char* id = PyUnicode_AsUTF8AndSize(endpoint.ptr(), &len);
       if (id == nullptr) throw py::error_already_set();
@@ -276,64 +244,106 @@ class Service {
     }
   }
 
-  void ReportResources(const std::string& id, std::optional<double> cpu,
-                       std::optional<double> memory, std::optional<double> thread_pool,
-                       std::optional<double> connection_pool) {
+  void ReportResources(py::handle id, py::handle cpu, py::handle memory, py::handle thread_pool,
+                       py::handle connection_pool) {
+    wt_service* s = Handle();
+    const Text t = TextArg(id, "report_resources", "endpoint");
     wt_resources r = WT_RESOURCES_INIT;
-    if (cpu) r.present |= WT_RES_CPU, r.cpu = *cpu;
-    if (memory) r.present |= WT_RES_MEMORY, r.memory = *memory;
-    if (thread_pool) r.present |= WT_RES_THREAD_POOL, r.thread_pool = *thread_pool;
-    if (connection_pool) r.present |= WT_RES_CONNECTION_POOL, r.connection_pool = *connection_pool;
-    Check(wt_service_report_resources(Handle(), CString(id, "endpoint id"), &r));
+    const struct {
+      py::handle value;
+      uint32_t bit;
+      double* field;
+      const char* what;
+    } levels[] = {
+        {cpu, WT_RES_CPU, &r.cpu, "report_resources: cpu"},
+        {memory, WT_RES_MEMORY, &r.memory, "report_resources: memory"},
+        {thread_pool, WT_RES_THREAD_POOL, &r.thread_pool, "report_resources: thread_pool"},
+        {connection_pool, WT_RES_CONNECTION_POOL, &r.connection_pool,
+         "report_resources: connection_pool"},
+    };
+    for (const auto& level : levels) {
+      if (level.value.is_none()) continue;
+      *level.field = ToDouble(level.value.ptr(), level.what);
+      r.present |= level.bit;
+    }
+    Check(wt_service_report_resources(s, CString(t.data, t.size, "endpoint id"), &r));
   }
 
   // endpoints: ids, keys or Picks; latencies: numbers; outcomes: one outcome for all entries or
-  // one per entry. Ids are resolved before anything is recorded, so an unknown id leaves the
-  // state unchanged. Returns how many entries were recorded.
-  size_t ReportBatch(py::sequence endpoints, py::sequence latencies, py::object outcomes) {
+  // one per entry. As in the C call, every valid entry is recorded even when others fail, and
+  // each entry gets its own status: an entry whose id is unknown (or whose key or outcome the
+  // binding refuses) is left out of the C batch with that status, the rest go in. A value of the
+  // wrong Python type is a TypeError before anything is recorded. Returns how many entries were
+  // recorded; on a failure the first failing entry's error carries every entry's status.
+  size_t ReportBatch(py::handle endpoints_obj, py::handle latencies_obj, py::handle outcomes) {
     Handle();
-    const size_t n = py::len(endpoints);
-    if (py::len(latencies) != n) {
+    const py::tuple endpoints =
+        AsTuple(endpoints_obj, "report_batch: endpoints must be a sequence of ids, keys or Picks");
+    const py::tuple latencies =
+        AsTuple(latencies_obj, "report_batch: latencies_ms must be a sequence of numbers");
+    const size_t n = endpoints.size();
+    if (latencies.size() != n) {
       throw Error{WT_ERR_INVALID_ARGUMENT,
                   "report_batch: " + std::to_string(n) + " endpoints but " +
-                      std::to_string(py::len(latencies)) + " latencies", {}, 0};
+                      std::to_string(latencies.size()) + " latencies", {}, 0};
     }
     const bool one_outcome = PyLong_Check(outcomes.ptr()) || PyUnicode_Check(outcomes.ptr());
-    py::sequence outcome_seq;
-    int single = 0;
-    if (one_outcome) {
-      single = ToOutcome(outcomes);
-    } else {
-      outcome_seq = outcomes.cast<py::sequence>();
-      if (py::len(outcome_seq) != n) {
+    py::tuple outcome_seq;
+    if (!one_outcome) {
+      outcome_seq = AsTuple(outcomes, "report_batch: outcomes must be an outcome or a sequence "
+                                      "of outcomes");
+      if (outcome_seq.size() != n) {
         throw Error{WT_ERR_INVALID_ARGUMENT,
                     "report_batch: " + std::to_string(n) + " endpoints but " +
-                        std::to_string(py::len(outcome_seq)) + " outcomes", {}, 0};
+                        std::to_string(outcome_seq.size()) + " outcomes", {}, 0};
       }
     }
-    std::vector<wt_report> reports(n, wt_report WT_REPORT_INIT);
+    // Refused once for the whole call if it is the one outcome for all, as the core would.
+    const int single = one_outcome ? ToOutcome(outcomes) : 0;
+
+    std::vector<wt_report> reports;
+    reports.reserve(n);
+    std::vector<size_t> entry_of;  // reports[j] is entry entry_of[j]
+    entry_of.reserve(n);
+    std::vector<int> statuses(n, WT_OK);
+    std::optional<Error> first_refused;  // the first entry refused here, before the C call
+    size_t first_refused_at = n;
     for (size_t i = 0; i < n; ++i) {
-      py::object e = endpoints[i];
-      wt_report& r = reports[i];
-      if (PyLong_Check(e.ptr())) {
-        r.key = ToKey(e);
-      } else if (PyUnicode_Check(e.ptr())) {
-        uint64_t key = 0;
-        const std::string id = e.cast<std::string>();
-        // Handle() again: converting the entries may run Python code, and close() or remove().
-        Check(wt_service_endpoint_key(Handle(), CString(id, "endpoint id"), &key));
-        r.key = key;
-      } else if (IsPick(e)) {
-        r.key = PickOf(e).key;
-      } else {
-        throw py::type_error("report_batch: endpoints[" + std::to_string(i) +
-                             "] must be an id (str), a key (int) or a Pick");
+      PyObject* e = endpoints[i].ptr();
+      const std::string where = "report_batch: endpoints[" + std::to_string(i) + "]";
+      wt_report r = WT_REPORT_INIT;
+      r.latency_ms = ToDouble(latencies[i].ptr(),
+                              ("report_batch: latencies_ms[" + std::to_string(i) + "]").c_str());
+      try {
+        if (PyLong_Check(e)) {
+          r.key = ToKey(e);
+        } else if (PyUnicode_Check(e)) {
+          const Text id = TextArg(e, "report_batch", where.c_str() + sizeof "report_batch: " - 1);
+          // Handle() again: converting the entries may run Python code, and close() or remove().
+          Check(wt_service_endpoint_key(Handle(), CString(id.data, id.size, "endpoint id"),
+                                        &r.key));
+        } else if (IsPick(e)) {
+          r.key = PickOf(e).key;
+        } else {
+          throw py::type_error(where + " must be an id (str), a key (int) or a Pick, not " +
+                               Py_TYPE(e)->tp_name);
+        }
+        r.outcome = one_outcome ? single : ToOutcome(outcome_seq[i]);
+      } catch (Error& refused) {
+        if (refused.status == kStatusClosed) throw;
+        statuses[i] = refused.status;
+        if (!first_refused) {
+          first_refused =
+              Error{refused.status, "entry " + std::to_string(i) + ": " + refused.message, {}, 0};
+          first_refused_at = i;
+        }
+        continue;
       }
-      r.latency_ms = latencies[i].cast<double>();
-      r.outcome = one_outcome ? single : ToOutcome(outcome_seq[i]);
-      r.status = WT_OK;
+      reports.push_back(r);
+      entry_of.push_back(i);
     }
     size_t recorded = 0;
+    std::optional<Error> failed;  // the C call's, naming its first failing entry
     try {
       CallWithoutGil(
           *st_,
@@ -342,12 +352,23 @@ class Service {
           },
           true, svc_.get());
     } catch (Error& e) {
-      e.recorded = recorded;
-      e.entry_statuses.reserve(n);
-      for (const auto& r : reports) e.entry_statuses.push_back(r.status);
-      throw;
+      if (e.status == kStatusClosed) throw;
+      failed = std::move(e);
     }
-    return recorded;
+    size_t first_failed_at = n;
+    for (size_t j = 0; j < reports.size(); ++j) {
+      statuses[entry_of[j]] = reports[j].status;
+      if (reports[j].status != WT_OK && first_failed_at == n) first_failed_at = entry_of[j];
+    }
+    if (!failed && !first_refused) return recorded;
+    // The C call numbers its entries among those it was given. Its first failing entry comes
+    // before every entry refused here, or it is not the first failure: so its number is also the
+    // entry's own, and its message stands as it is.
+    const bool c_first = failed && (!first_refused || first_failed_at < first_refused_at);
+    Error error = c_first ? std::move(*failed) : std::move(*first_refused);
+    error.recorded = recorded;
+    error.entry_statuses = std::move(statuses);
+    throw error;
   }
 
  private:
@@ -409,12 +430,12 @@ PyMethodDef kCompleteDef = {
         reinterpret_cast<void (*)()>(&RecordMethod<&Service::Complete, kCompleteSig>)),
     METH_FASTCALL | METH_KEYWORDS,
     "complete($self, /, pick, latency_ms, outcome=0)\n--\n\n"
-    "Finishes a pick with its latency (ms) and outcome."};
+    "Finishes a pick with its latency (ms) and outcome; a pick is finished once."};
 PyMethodDef kCancelDef = {
     "cancel", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&CancelMethod)),
     METH_FASTCALL | METH_KEYWORDS,
     "cancel($self, /, pick)\n--\n\n"
-    "Finishes a pick without an outcome (the request was never sent)."};
+    "Finishes a pick without an outcome (the request was never sent), once."};
 PyMethodDef kReportDef = {
     "report",
     reinterpret_cast<PyCFunction>(
@@ -430,7 +451,7 @@ void RegisterService(py::module_& m) {
 
   py::class_<Service>(m, "Service", py::dynamic_attr(),
                       "Low-level handle of one service; use weighted.Service.")
-      .def(py::init<py::handle, const std::string&>(), py::arg("engine"), py::arg("name"))
+      .def(py::init<py::handle, py::handle>(), py::arg("engine"), py::arg("name"))
       .def_property_readonly("name", &Service::name)
       .def_property_readonly("closed", &Service::Closed)
       .def("_set_endpoints", &Service::SetEndpoints, py::arg("endpoints"))
@@ -445,7 +466,8 @@ void RegisterService(py::module_& m) {
            "Records resource levels (fractions in [0, 1]) for an endpoint.")
       .def("report_batch", &Service::ReportBatch, py::arg("endpoints"), py::arg("latencies_ms"),
            py::arg("outcomes") = 0,
-           "Records many outcomes in one call (the GIL is released around it).");
+           "Records many outcomes in one call (the GIL is released around it): every valid "
+           "entry, even when others fail; the first failure is raised with each entry's status.");
   // The hot path: plain CPython methods (above), not pybind11 ones.
   py::handle cls = m.attr("Service");
   for (PyMethodDef* def : {&kPickDef, &kCompleteDef, &kCancelDef, &kReportDef}) AddMethod(cls, def);

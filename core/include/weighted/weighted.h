@@ -296,10 +296,27 @@ WT_API int wt_outcome_from_http_status(int http_status);
 /* Finishes a pick (passed back as the pick call wrote it): records the outcome and, if the pick
  * was WT_PICK_TRACKED, releases its in-flight count. `latency_ms` must be finite, >= 0 and at
  * most the config's limits.max_latency_ms. Returns WT_ERR_STALE if the endpoint was removed
- * meanwhile. */
+ * meanwhile.
+ *
+ * Each pick is finished at most once: by one wt_service_complete() or one wt_service_cancel()
+ * that returns WT_OK or WT_ERR_STALE. After any other status the pick is still unfinished:
+ * finish it then (a complete with a valid latency, or a cancel). Copies of a wt_pick are the
+ * same pick. The engine does not detect a second finish and does not refuse it; it acts on it as
+ * on the first:
+ *   - a wt_service_complete() of a finished pick records its outcome all the same: after a
+ *     complete, the endpoint's totals, window and error rate count one request twice;
+ *   - a second finish of a WT_PICK_TRACKED pick, by either call, takes its in-flight count off
+ *     again, as long as the count has not expired (until the second controller cycle after the
+ *     pick begins). That count belongs to another request still in flight, so the endpoint looks
+ *     less loaded to load-aware picks; the in-flight count read back (snapshots, picks) clamps at
+ *     zero, and the error wears off when the counts expire.
+ * A binding may refuse the second finish itself: Python's Pick does (InvalidArgumentError,
+ * without calling the engine). */
 WT_API wt_status wt_service_complete(wt_service* service, const wt_pick* pick, double latency_ms,
                                      int outcome);
-/* Finishes a pick without an outcome (the request was never sent). */
+/* Finishes a pick without an outcome (the request was never sent). At most once per pick, as
+ * wt_service_complete() says: a cancel after a finish takes a tracked pick's in-flight count off
+ * again. */
 WT_API wt_status wt_service_cancel(wt_service* service, const wt_pick* pick);
 
 /* Records an outcome observed elsewhere (a metrics pipeline, a circuit breaker's event stream):
