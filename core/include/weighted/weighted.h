@@ -455,7 +455,8 @@ typedef struct wt_event {
 
 /* Called for every event, in order: from the controller thread (real clock), from the thread
  * inside wt_engine_advance()/wt_engine_run_cycle() (after the cycles it ran), or from the thread
- * whose wt_service_set_endpoints()/wt_engine_reload() caused the event. It runs after the engine
+ * whose wt_service_set_endpoints()/wt_engine_reload() caused the event, or (2.1) from the
+ * thread of the metric source whose freshness changed (WT_EVENT_SOURCE_*). It runs after the engine
  * has released its locks, so it may pick, report, advance or reload; events those calls raise are
  * delivered after the running callback returns, in order, on the same thread. It must not call
  * wt_engine_destroy(); wt_engine_set_event_callback() from inside it is refused

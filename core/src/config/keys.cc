@@ -253,7 +253,7 @@ Layout BuildLayout() {
   Layout layout;
   auto& objects = layout.objects;
   objects.reserve(1 + std::size(kSectionNames));
-  Section& top = objects.emplace_back(Section{"", "", {kSchemaKey, kProfileKey}, {}});
+  Section& top = objects.emplace_back(Section{"", "", {kSchemaKey, kProfileKey}, {}, "", 0});
   for (const Key& k : kKeys) {
     if (!k.section.empty()) continue;
     top.names.push_back(k.name);
@@ -271,9 +271,7 @@ Layout BuildLayout() {
       if (parent == 0) throw std::logic_error("section " + std::string(name) + " before its parent");
     }
     objects[parent].names.push_back(leaf);
-    Section& s = objects.emplace_back(Section{name, "/" + std::string(name), {}, {}});
-    s.leaf = leaf;
-    s.parent = parent;
+    Section& s = objects.emplace_back(Section{name, "/" + std::string(name), {}, {}, leaf, parent});
     if (name == kRulesKey) {
       s.path += "/N";
       for (const Key& k : kRuleKeys) s.names.push_back(k.name);
