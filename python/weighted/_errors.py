@@ -14,7 +14,7 @@ __all__ = [
     "WeightedError", "InvalidArgumentError", "ConfigError", "ConfigParseError",
     "ConfigInvalidError", "ConfigFileError", "NotFoundError", "NoEndpointError", "LimitError",
     "WrongClockError", "StaleEndpointError", "OutOfMemoryError", "DuplicateEndpointError",
-    "InternalError", "ClosedError", "from_status",
+    "BadLoadReportError", "InternalError", "ClosedError", "from_status",
 ]
 
 # Status names as the core spells them (wt_status_name), for every status it defines; -1 is
@@ -93,6 +93,11 @@ class DuplicateEndpointError(WeightedError, ValueError):
     """The same endpoint id appears twice in one endpoint set."""
 
 
+class BadLoadReportError(WeightedError, ValueError):
+    """A server's load report header is malformed: the message names the entry, its offset and
+    why. The outcome it came with was recorded all the same."""
+
+
 class InternalError(WeightedError, RuntimeError):
     """A bug in the engine: please report it with the message."""
 
@@ -114,6 +119,7 @@ _CLASSES: Dict[int, Type[WeightedError]] = {
     9: StaleEndpointError,
     10: OutOfMemoryError,
     11: DuplicateEndpointError,
+    12: BadLoadReportError,
     99: InternalError,
 }
 
