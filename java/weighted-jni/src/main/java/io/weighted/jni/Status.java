@@ -17,6 +17,8 @@ public enum Status {
   STALE(9),
   NO_MEMORY(10),
   DUPLICATE(11),
+  /** 2.1: a server's load report header is malformed (the outcome was recorded all the same). */
+  BAD_LOAD_REPORT(12),
   INTERNAL(99),
   /** A code this binding does not know (a newer library); the message still says what failed. */
   UNKNOWN(-1);
@@ -63,6 +65,7 @@ public enum Status {
       case 9: return STALE;
       case 10: return NO_MEMORY;
       case 11: return DUPLICATE;
+      case 12: return BAD_LOAD_REPORT;
       case 99: return INTERNAL;
       default: return UNKNOWN;
     }
