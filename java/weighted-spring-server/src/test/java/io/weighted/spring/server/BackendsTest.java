@@ -38,9 +38,9 @@ import reactor.core.publisher.Mono;
 
 /**
  * Real Spring Boot backends on loopback (Servlet on Tomcat, WebFlux on whichever server Boot
- * picks) with the auto-configured filter, and a Spring client (load-balanced RestClient and WebClient through
- * the weighted balancer) that reads their reports. A fault holds request threads of one backend:
- * its header says so before any request is slow.
+ * picks) with the auto-configured filter, and a Spring client (load-balanced RestClient and
+ * WebClient through the weighted balancer) that reads their reports. A fault holds request
+ * threads of one backend: its header says so before any request is slow.
  */
 class BackendsTest {
   static final HttpClient HTTP = HttpClient.newHttpClient();
