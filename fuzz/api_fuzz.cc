@@ -253,7 +253,9 @@ class Driver {
     if (!m) return;
     const size_t n = in_.Byte() % 9;
     std::vector<std::string> ids(n);
-    std::vector<wt_endpoint_spec> specs(n, wt_endpoint_spec WT_ENDPOINT_SPEC_INIT);
+    // Twice the elements: a bad size the driver sets below (up to 47, with 32-byte elements) is
+    // the stride the engine steps by, and the array must hold what that stride reaches.
+    std::vector<wt_endpoint_spec> specs(2 * n, wt_endpoint_spec WT_ENDPOINT_SPEC_INIT);
     for (size_t i = 0; i < n; ++i) {
       const uint8_t k = in_.Byte();
       if (k < 240) ids[i] = kIds[k % std::size(kIds)];

@@ -298,6 +298,20 @@ std::vector<CallCase> CallCases() {
          two[1].size = 24;
          return wt_service_set_endpoints(l.s(), two, 2, nullptr, nullptr, nullptr); },
        WT_ERR_INVALID_ARGUMENT, "specs[1].size is 24, but specs[0].size is 32"},
+      // A struct's size is a multiple of its alignment: another stride would read misaligned
+      // elements (found by fuzz_api under UBSan).
+      {"SpecSizeNotAStructsSize", [](Live& l) {
+         wt_endpoint_spec one[] = {Spec("a", 100)};
+         one[0].size = sizeof(wt_endpoint_spec) + 3;
+         return wt_service_set_endpoints(l.s(), one, 1, nullptr, nullptr, nullptr); },
+       WT_ERR_INVALID_ARGUMENT, "specs[0].size is 35, not a multiple of the struct's alignment (8)"},
+      {"ReportSizeNotAStructsSize", [](Live& l) {
+         wt_report r[1] = {WT_REPORT_INIT};
+         r[0].key = 1;
+         r[0].size = sizeof(wt_report) + 4;
+         size_t recorded = 0;
+         return wt_service_report_batch(l.s(), r, 1, &recorded); },
+       WT_ERR_INVALID_ARGUMENT, "reports[0].size is"},
       {"OptionsSizeTooSmall", [](Live& l) {
          wt_endpoint_spec one[] = {Spec("a", 100)};
          wt_endpoints_options o = WT_ENDPOINTS_OPTIONS_INIT;

@@ -34,8 +34,9 @@
  *     `size`, and fields a smaller struct lacks take their defaults. A `size` smaller than the
  *     struct's first published size is refused (WT_ERR_INVALID_ARGUMENT). An array of such
  *     structs is laid out with the elements' `size` as its stride, so every element carries the
- *     same size. Structs the library hands out (wt_event in a callback) carry the library's size:
- *     read only the fields your header knows.
+ *     same size, a multiple of the struct's alignment (as sizeof always is). Structs the
+ *     library hands out (wt_event in a callback) carry the library's size: read only the fields
+ *     your header knows.
  *   - No field or bit is the library's private business except where it is named so
  *     (wt_pick.ticket): pass those back as they came.
  *   - Bindings check wt_version_number() at load and refuse a library of another major version,

@@ -28,10 +28,21 @@ T& At(T* base, size_t stride, size_t i) {
 
 // An array of `count` sized structs (weighted.h, "Compatibility"): the first element's size is
 // at least the 2.0 struct's, and every element repeats it.
+// The stride of an array of T: a C compiler makes a struct's size a multiple of its alignment,
+// so any other size is not a struct's, and stepping by it would read misaligned elements.
+template <typename T>
+Status CheckAligned(const char* where, const char* what, const T& first) {
+  if (first.size % alignof(T) == 0) return Status::Ok();
+  return InvalidArgument(fmt::format("{}: {}[0].size is {}, not a multiple of the struct's "
+                                     "alignment ({}): set it with the struct's _INIT macro",
+                                     where, what, first.size, alignof(T)));
+}
+
 template <typename T>
 Status CheckStride(const char* where, const char* what, const T* array, size_t count) {
   Status s = CheckSize(where, fmt::format("{}[0]", what).c_str(), array[0]);
   if (!s.ok()) return s;
+  if (s = CheckAligned(where, what, array[0]); !s.ok()) return s;
   const size_t stride = array[0].size;
   for (size_t i = 1; i < count; ++i) {
     const uint32_t size = At(array, stride, i).size;
@@ -64,6 +75,7 @@ WT_API wt_status wt_service_set_endpoints(wt_service* service, const wt_endpoint
       if (!specs) return NullArg(where, "specs");
       Status s = CheckSize(where, "specs[0]", specs[0]);
       if (!s.ok()) return s;
+      if (s = CheckAligned(where, "specs", specs[0]); !s.ok()) return s;
       list.stride = specs[0].size;
     }
     return svc->owner().SetEndpoints(where, svc, list, release, out_keys, out_epoch);
