@@ -30,6 +30,26 @@ public final class Json {
     return v;
   }
 
+  /**
+   * {@code s} as a JSON string literal: quotes and backslashes escaped, control characters and
+   * DEL as JSON's four-digit escapes. Messages quote names and paths with it too, so that a name
+   * cannot forge a log line.
+   */
+  public static String quote(String s) {
+    StringBuilder b = new StringBuilder(s.length() + 2).append('"');
+    for (int k = 0; k < s.length(); k++) {
+      char c = s.charAt(k);
+      if (c == '"' || c == '\\') {
+        b.append('\\').append(c);
+      } else if (c < 0x20 || c == 0x7f) {
+        b.append(String.format("\\u%04x", (int) c));
+      } else {
+        b.append(c);
+      }
+    }
+    return b.append('"').toString();
+  }
+
   @SuppressWarnings("unchecked")
   public static Map<String, Object> parseObject(String text) {
     Object v = parse(text);

@@ -100,19 +100,8 @@ public class WeightedRule extends AbstractLoadBalancerRule {
     });
   }
 
-  /** In quotes, control characters escaped: a path in a message cannot forge a log line. */
   private static String quote(String s) {
-    StringBuilder b = new StringBuilder(s.length() + 2).append('"');
-    for (char c : s.toCharArray()) {
-      if (c == '"' || c == '\\') {
-        b.append('\\').append(c);
-      } else if (c < 0x20 || c == 0x7f) {
-        b.append(String.format("\\u%04x", (int) c));
-      } else {
-        b.append(c);
-      }
-    }
-    return b.append('"').toString();
+    return io.weighted.jni.Json.quote(s);
   }
 
   /** How a server's base weight is found (default 1); e.g. from Eureka metadata. */
