@@ -4,9 +4,13 @@ import io.weighted.jni.Engine;
 import io.weighted.jni.Monitor;
 import io.weighted.jni.NotFoundException;
 import io.weighted.jni.WeightedException;
+import io.weighted.spring.ConfigFileWatcher;
+import io.weighted.spring.WeightedConfigReloader;
+import java.util.Locale;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
 import org.springframework.boot.actuate.endpoint.annotation.Selector;
+import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
 
 /**
  * {@code /actuator/weighted}: the engine's snapshot and its recent events, the content of its
@@ -16,7 +20,13 @@ import org.springframework.boot.actuate.endpoint.annotation.Selector;
  * <pre>
  * GET /actuator/weighted           {"snapshot": {...}, "events": {"next", "lost", "reset", "events"}}
  * GET /actuator/weighted/{cursor}  the same, with only the events after cursor (pass "next" back)
+ * POST /actuator/weighted          reads the config file now: {"config_file", "result"}
  * </pre>
+ *
+ * <p>The POST does what the file watcher's next poll would (the engine's reload; a refused file
+ * keeps the config in force, is logged and published as {@code WeightedConfigEvent.Rejected}):
+ * {@code "result"} is {@code "reloaded"}, {@code "unchanged"}, {@code "failed"} or
+ * {@code "missing"}, and {@code "not_a_file"} when the config is not a file on disk.
  *
  * <p>The snapshot is the engine's own ({@code wt_engine_snapshot_json}); the events come from the
  * ring of the engine's state file, so {@code export.state_file} must be set for them (without it
@@ -31,9 +41,26 @@ public class WeightedEndpoint {
   static final long MAX_EVENTS = 500;
 
   private final Engine engine;
+  private final WeightedConfigReloader reloader;  // null: the application has none
 
   public WeightedEndpoint(Engine engine) {
+    this(engine, null);
+  }
+
+  public WeightedEndpoint(Engine engine, WeightedConfigReloader reloader) {
     this.engine = engine;
+    this.reloader = reloader;
+  }
+
+  @WriteOperation(produces = "application/json")
+  public String reload() {
+    ConfigFileWatcher watcher = reloader == null ? null : reloader.watcher().orElse(null);
+    if (watcher == null) {
+      return "{\"config_file\":null,\"result\":\"not_a_file\"}";
+    }
+    ConfigFileWatcher.Result result = reloader.checkNow();
+    return "{\"config_file\":" + quote(watcher.file().toString()) + ",\"result\":"
+        + quote(result.name().toLowerCase(Locale.ROOT)) + "}";
   }
 
   @ReadOperation(produces = "application/json")

@@ -1,7 +1,9 @@
 package io.weighted.spring.actuator;
 
 import io.weighted.jni.Engine;
+import io.weighted.spring.WeightedConfigReloader;
 import io.weighted.spring.WeightedLoadBalancerAutoConfiguration;
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
@@ -19,7 +21,8 @@ public class WeightedEndpointAutoConfiguration {
   @Bean
   @ConditionalOnBean(Engine.class)
   @ConditionalOnMissingBean
-  public WeightedEndpoint weightedEndpoint(Engine engine) {
-    return new WeightedEndpoint(engine);
+  public WeightedEndpoint weightedEndpoint(Engine engine,
+                                           ObjectProvider<WeightedConfigReloader> reloader) {
+    return new WeightedEndpoint(engine, reloader.getIfAvailable());
   }
 }

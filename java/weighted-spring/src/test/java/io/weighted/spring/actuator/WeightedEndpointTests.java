@@ -72,6 +72,39 @@ class WeightedEndpointTests {
         });
   }
 
+  private static String profile(Engine engine) {
+    return (String) Json.parseObject(engine.snapshotJson()).get("profile");
+  }
+
+  @Test
+  void postReadsTheConfigFileNowAndSaysWhatItDid() throws Exception {
+    runner.withPropertyValues(config("{\"seed\": 1}"), "weighted.loadbalancer.clock=manual",
+        "weighted.loadbalancer.reload.interval=1h").run(ctx -> {
+          WeightedEndpoint endpoint = ctx.getBean(WeightedEndpoint.class);
+          Engine engine = ctx.getBean(Engine.class);
+          Path file = dir.resolve("weighted.json");
+          Map<String, Object> same = Json.parseObject(endpoint.reload());
+          assertThat(same).containsEntry("result", "unchanged")
+              .containsEntry("config_file", file.toString());
+
+          Files.writeString(file, "{\"seed\": 1, \"profile\": \"article\"}");
+          assertThat(Json.parseObject(endpoint.reload())).containsEntry("result", "reloaded");
+          assertThat(profile(engine)).isEqualTo("article");
+
+          Files.writeString(file, "{\"seed\": 1, \"controller\": {\"max_stepp\": 1}}");
+          assertThat(Json.parseObject(endpoint.reload())).containsEntry("result", "failed");
+          assertThat(profile(engine)).isEqualTo("article");  // the refused file changed nothing
+        });
+  }
+
+  @Test
+  void postWithAConfigThatIsNotAFileSaysSo() {
+    try (Engine engine = Engine.create("{\"seed\": 1}")) {
+      assertThat(Json.parseObject(new WeightedEndpoint(engine, null).reload()))
+          .containsEntry("result", "not_a_file").containsEntry("config_file", null);
+    }
+  }
+
   @Test
   void withoutAStateFileTheSnapshotIsServedAndTheEventsSayWhy() throws Exception {
     runner.withPropertyValues(config("{\"seed\": 1}"), "weighted.loadbalancer.clock=manual")
