@@ -169,3 +169,17 @@ def test_bad_arguments_end_with_one_line_and_status_2(tmp_path, args, message):
     # One line says what is wrong (argparse prints its usage above it).
     lines = [ln for ln in proc.stderr.splitlines() if ln and not ln.startswith((" ", "usage:"))]
     assert len(lines) == 1 and message in lines[0], proc.stderr
+
+
+def test_a_console_entered_with_with_runs_one_server_and_drops_no_request():
+    # replay() returns a started console and `with` starts it again: two event loops on one
+    # set of connections raced for each read, and the loser dropped the connection.
+    sim = pytest.importorskip("weighted.sim")
+    results = sim.run("seed", policies=["engine_default"])
+    with dashboard.replay(results, port=0) as d:
+        loops = [t for t in threading.enumerate() if t.name == "weighted-dashboard"]
+        assert len(loops) == 1
+        codes = [status_of(f"http://127.0.0.1:{d.port}/api/state?t={t % 100}")[0]
+                 for t in range(200)]
+        assert codes == [200] * 200
+    assert not [t for t in threading.enumerate() if t.name == "weighted-dashboard"]

@@ -56,6 +56,7 @@ class Dashboard:
         self.interval = interval
         self.verbose = verbose
         self._server = Server(App(self), host, int(port), **server_options)
+        self._started = False
         self._stop = threading.Event()
         self._threads: list = []
 
@@ -90,6 +91,12 @@ class Dashboard:
                     return
 
     def start(self) -> "Dashboard":
+        # Once: replay() and attach() return a started console that `with` starts again, and a
+        # second server thread on the same connections made the two race for each read (one
+        # got EAGAIN and dropped the connection) and outlived stop().
+        if self._started:
+            return self
+        self._started = True
         if isinstance(self.source, LiveSource):
             self.source.sample()
             t = threading.Thread(target=self._sampler, name="weighted-dashboard-sampler",

@@ -195,6 +195,8 @@ class Server:
         return int(self._server.effective_port)
 
     def start(self) -> None:
+        if self._thread is not None:
+            raise RuntimeError("the console's server is started already")
         self._thread = threading.Thread(target=self._server.run, name="weighted-dashboard",
                                         daemon=True)
         self._thread.start()
