@@ -183,3 +183,16 @@ def test_a_console_entered_with_with_runs_one_server_and_drops_no_request():
                  for t in range(200)]
         assert codes == [200] * 200
     assert not [t for t in threading.enumerate() if t.name == "weighted-dashboard"]
+
+
+def test_without_waitress_the_console_says_which_extra_to_install(tmp_path):
+    # waitress is the "dashboard" extra: the engine installs without it. A console started
+    # without it ends with one line naming the extra, not a traceback.
+    (tmp_path / "sitecustomize.py").write_text(
+        "import sys\nsys.modules['waitress'] = None\nsys.modules['waitress.server'] = None\n")
+    env = dict(os.environ, PYTHONPATH=str(tmp_path) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    proc = subprocess.run([sys.executable, "-m", "weighted.dashboard", "--port", "0"],
+                          capture_output=True, text=True, timeout=60, env=env)
+    assert proc.returncode == 2, proc
+    assert "pip install 'weighted[dashboard]'" in proc.stderr, proc.stderr
+    assert "Traceback" not in proc.stderr
