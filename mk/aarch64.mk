@@ -31,8 +31,13 @@ build-aarch64: setup-aarch64
 	@test -f $(AARCH64_BUILD_DIR)/bindings/jni/jar/libweightedjni.so || { \
 	  echo "build-aarch64: no libweightedjni.so: was a JDK found when CMake configured?"; exit 1; }
 
+# The Prometheus source's engine tests talk HTTP through libcurl.so.4, which the source loads at
+# run time; qemu runs the tests against the cross toolchain's sysroot, which has no libcurl for
+# aarch64. They run in the native suite; here they are left out, by name.
+AARCH64_CTEST_EXCLUDE := PrometheusSourceEngine
+
 test-aarch64: build-aarch64 build
-	ctest --preset $(AARCH64_PRESET) -j $(JOBS)
+	ctest --preset $(AARCH64_PRESET) -j $(JOBS) -E '$(AARCH64_CTEST_EXCLUDE)'
 	$(MVN_JAVA) -Dweighted.native.aarch64.dir=$(CURDIR)/$(AARCH64_BUILD_DIR)/bindings/jni/jar \
 	  -Dweighted.native.expect=$(JNI_PLATFORMS) \
 	  -pl weighted-jni clean package
