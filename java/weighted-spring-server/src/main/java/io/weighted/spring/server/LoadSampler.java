@@ -11,7 +11,7 @@ import java.util.function.LongSupplier;
  * {@code endpoint-load-metrics} header (ORCA's TEXT form:
  * {@code TEXT cpu_utilization=0.31, mem_utilization=0.52, named_metrics.thread_pool=0.25, ...}).
  *
- * <p>Sampled, never computed per request: the first response after {@link #interval} has passed
+ * <p>Sampled, never computed per request: the first response after {@code interval} has passed
  * takes a new sample (one thread wins the race; the others send the previous text), every other
  * response copies a cached string. The request pool's figure is the larger of what the web
  * server's own pool says at the sample and the most requests this server had in progress at
