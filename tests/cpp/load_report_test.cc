@@ -152,6 +152,70 @@ TEST(LoadReportParse, MalformedJsonSaysWhy) {
   EXPECT_NE(Error(R"(JSON {"eps": "x"})").find("is not a number"), std::string::npos);
 }
 
+TEST(LoadReportParse, JsonIsScannedToTheGrammar) {
+  // Escapes in names are unescaped before they are matched; numbers follow JSON's grammar.
+  LoadReport r = MustParse(
+      "JSON {\"cpu\\u005futilization\": 5e-1, \"named_metrics\": {\"thread\\u005Fpool\": 0.25,"
+      " \"caf\\u00e9\": 1, \"\\ud83d\\ude00\": 2}, \"eps\": 1E2, \"rps_fractional\": -0.0}");
+  EXPECT_EQ(r.present, WT_RES_CPU | WT_RES_THREAD_POOL | kReportRps | kReportEps);
+  EXPECT_DOUBLE_EQ(r.resources[0], 0.5);
+  EXPECT_DOUBLE_EQ(r.resources[2], 0.25);
+  EXPECT_DOUBLE_EQ(r.eps, 100);
+  EXPECT_DOUBLE_EQ(MustParse("JSON {\"eps\": 123456789012345678901234567890}").eps, 1.2345678901234568e29);
+  EXPECT_DOUBLE_EQ(MustParse("JSON {\"eps\": 1e-400}").eps, 0);
+  EXPECT_EQ(MustParse("JSON {}").present, 0u);
+  EXPECT_EQ(MustParse("JSON  {\t\"named_metrics\" :\r\n{ } }").present, 0u);
+  EXPECT_NE(Error("JSON ").find("expected an object, found the end"), std::string::npos);
+}
+
+TEST(LoadReportParse, JsonOutsideTheGrammarIsRefusedAtItsByte) {
+  std::string m = Error(R"(JSON {"eps": 01})");
+  EXPECT_NE(m.find("not JSON at byte 9 of the object: expected ',' or '}', found \"1\""),
+            std::string::npos) << m;
+  m = Error(R"(JSON {"eps": 1.})");
+  EXPECT_NE(m.find("a digit after the decimal point"), std::string::npos) << m;
+  m = Error(R"(JSON {"eps": .5})");
+  EXPECT_NE(m.find("not JSON at byte 8"), std::string::npos) << m;
+  m = Error(R"(JSON {"eps": 1e})");
+  EXPECT_NE(m.find("a digit in the exponent"), std::string::npos) << m;
+  m = Error(R"(JSON {"eps": 1} x)");
+  EXPECT_NE(m.find("expected the end after the object"), std::string::npos) << m;
+  m = Error(R"(JSON {"eps": 1,})");
+  EXPECT_NE(m.find("expected a name in double quotes"), std::string::npos) << m;
+  m = Error(R"(JSON {eps: 1})");
+  EXPECT_NE(m.find("expected a name in double quotes"), std::string::npos) << m;
+  m = Error(R"(JSON {"eps" 1})");
+  EXPECT_NE(m.find("expected ':' after the name"), std::string::npos) << m;
+  m = Error(R"(JSON {"eps)");
+  EXPECT_NE(m.find("not JSON at byte 1 of the object: expected a string closed by '\"'"),
+            std::string::npos) << m;
+  m = Error(R"(JSON {"eps": nul})");
+  EXPECT_NE(m.find("not JSON at byte 8"), std::string::npos) << m;
+  m = Error(R"(JSON {"eps": true})");
+  EXPECT_NE(m.find("a boolean is not a number (byte 8 of the object)"), std::string::npos) << m;
+  m = Error(R"(JSON {"named_metrics": {"a\q": 1}})");
+  EXPECT_NE(m.find("\"\\\\q\" is not a JSON escape"), std::string::npos) << m;
+  m = Error(R"(JSON {"named_metrics": {"\ud800": 1}})");
+  EXPECT_NE(m.find("a lone high surrogate"), std::string::npos) << m;
+  m = Error(R"(JSON {"named_metrics": {"\u12": 1}})");
+  EXPECT_NE(m.find("four hex digits"), std::string::npos) << m;
+  m = Error("JSON {\"named_metrics\": {\"a\xff\": 1}}");
+  EXPECT_NE(m.find("a string is not UTF-8 (byte 21 of the object)"), std::string::npos) << m;
+  m = Error("JSON {\"named_metrics\": {\"\xc0\xaf\": 1}}");  // an overlong '/'
+  EXPECT_NE(m.find("not UTF-8"), std::string::npos) << m;
+  m = Error("JSON {\"named_metrics\": {\"a\nb\": 1}}");
+  EXPECT_NE(m.find("control character"), std::string::npos) << m;
+  EXPECT_EQ(m.find('\n'), std::string::npos) << m;
+  m = Error(R"(JSON {"named_metrics": {"a": 1}, "namedMetrics": {"b": 1}})");
+  EXPECT_NE(m.find("namedMetrics appears twice (byte 28 of the object)"), std::string::npos) << m;
+  m = Error(R"(JSON {"named_metrics": {"thread_pool": 0.5, "thread\u005fpool": 0.6}})");
+  EXPECT_NE(m.find("named_metrics.\"thread_pool\" appears twice"), std::string::npos) << m;
+  m = Error(R"(JSON {"eps": 1e999})");
+  EXPECT_NE(m.find("eps must be a finite number"), std::string::npos) << m;
+  m = Error(R"(JSON {"named_metrics": [1]})");
+  EXPECT_NE(m.find("arrays are not part of a load report"), std::string::npos) << m;
+}
+
 TEST(LoadReportParse, ItIsBounded) {
   std::string big = "TEXT ";
   for (int i = 0; i < 65; ++i) big += "named_metrics.m" + std::to_string(i) + "=1,";

@@ -6,185 +6,24 @@
 #include <string>
 
 #include <fmt/format.h>
-#include <nlohmann/json.hpp>
 
+#include "stats/load_report_fields.h"
 #include "util/quoted.h"
 
 namespace weighted {
 
 namespace {
 
+using namespace load_report_internal;
+
 constexpr std::string_view kText = "TEXT ";
 constexpr std::string_view kJson = "JSON ";
 constexpr std::string_view kBin = "BIN ";
-
-// The OrcaLoadReport fields, by what they feed. Each has its proto name (the TEXT spelling and
-// proto JSON's "preserved" one) and proto3 JSON's lowerCamelCase name.
-enum class Field : uint8_t {
-  kCpu, kMemory, kApplication, kRpsFractional, kRps, kEps,  // scalars
-  kNamed, kUtilization, kRequestCost,                         // maps
-  kUnknown,
-};
-struct FieldName {
-  std::string_view proto, camel;
-  Field field;
-};
-constexpr FieldName kFields[] = {
-    {"cpu_utilization", "cpuUtilization", Field::kCpu},
-    {"mem_utilization", "memUtilization", Field::kMemory},
-    {"application_utilization", "applicationUtilization", Field::kApplication},
-    {"rps_fractional", "rpsFractional", Field::kRpsFractional},
-    {"rps", "rps", Field::kRps},
-    {"eps", "eps", Field::kEps},
-    {"named_metrics", "namedMetrics", Field::kNamed},
-    {"utilization", "utilization", Field::kUtilization},
-    {"request_cost", "requestCost", Field::kRequestCost},
-};
-
-Field FieldOf(std::string_view name) {
-  for (const FieldName& f : kFields) {
-    if (name == f.proto || name == f.camel) return f.field;
-  }
-  return Field::kUnknown;
-}
-
-bool IsMap(Field f) { return f == Field::kNamed || f == Field::kUtilization || f == Field::kRequestCost; }
-
-// What one parse has seen so far, and the report it builds. A field is remembered by a bit, a
-// map entry by its name: a view into the header (TEXT), or into a copy kept in `arena_` (a JSON
-// key does not outlive its callback; the keys together are never longer than the header), so a
-// duplicate is found without an allocation.
-class Builder {
- public:
-  explicit Builder(const LoadReportNames& names) : names_(names) {}
-
-  // One metric: `field`, and for a map the entry's `key`. Returns "" or why it is refused.
-  // false: refused, and why() says why. No string is made unless it is refused.
-  bool Add(Field field, std::string_view key, double v) {
-    const std::string_view group = field == Field::kNamed         ? "named_metrics"
-                                   : field == Field::kUtilization ? "utilization"
-                                   : field == Field::kRequestCost ? "request_cost"
-                                                                  : "";
-    if (IsMap(field) && key.empty()) return Refuse(fmt::format("a {} entry has an empty name", group));
-    if (count_ == kMaxLoadReportEntries) {
-      return Refuse(fmt::format("more than {} metrics", kMaxLoadReportEntries));
-    }
-    ++count_;
-    if (IsMap(field)) {
-      for (int i = 0; i < entries_; ++i) {
-        if (entry_field_[i] == field && std::string_view(entry_name_[i], entry_len_[i]) == key) {
-          return Refuse("appears twice");
-        }
-      }
-      const std::string_view kept = Keep(key);
-      entry_field_[entries_] = field;
-      entry_name_[entries_] = kept.data();
-      entry_len_[entries_++] = static_cast<uint16_t>(kept.size());
-    } else {
-      const uint32_t bit = 1u << int(field);
-      if (fields_ & bit) return Refuse("appears twice");
-      fields_ |= bit;
-    }
-    if (!std::isfinite(v)) return Refuse(fmt::format("must be a finite number, got {}", v));
-    if (v < 0 && field != Field::kNamed && field != Field::kRequestCost) {
-      return Refuse(fmt::format("must be >= 0, got {:g}", v));
-    }
-    switch (field) {
-      case Field::kCpu:  // ORCA: may exceed 1 past a soft limit; the pool is full at 1
-        Set(0, std::min(v, 1.0));
-        return true;
-      case Field::kMemory:
-        if (v > 1) return Refuse(fmt::format("must be a fraction in [0, 1], got {:g}", v));
-        Set(1, v);
-        return true;
-      case Field::kApplication:
-      case Field::kRequestCost:
-        return true;  // valid, and nothing the rules read
-      case Field::kRpsFractional:
-        out_.rps = v;
-        out_.present |= kReportRps;
-        has_fractional_ = true;
-        return true;
-      case Field::kRps:  // deprecated: rps_fractional wins when both are sent
-        if (!has_fractional_) out_.rps = v;
-        out_.present |= kReportRps;
-        return true;
-      case Field::kEps:
-        out_.eps = v;
-        out_.present |= kReportEps;
-        return true;
-      case Field::kNamed:
-      case Field::kUtilization: {
-        const int pool = key == names_.thread_pool       ? 2
-                         : key == names_.connection_pool ? 3
-                                                         : -1;
-        if (field == Field::kUtilization && v > 1) {
-          return Refuse(fmt::format("must be a fraction in [0, 1], got {:g}", v));
-        }
-        if (pool < 0) return true;
-        if (!(v >= 0 && v <= 1)) {
-          return Refuse(fmt::format("is the {} (load_report.{}_metric) and must be a fraction in "
-                             "[0, 1], got {:g}",
-                             ResourceName(pool), ResourceName(pool), v));
-        }
-        Set(pool, v);
-        return true;
-      }
-      case Field::kUnknown: break;
-    }
-    return Refuse("is not a field of an ORCA load report");
-  }
-
-  const std::string& why() const { return why_; }
-  const LoadReport& report() const { return out_; }
-
- private:
-  void Set(int resource, double v) {
-    out_.resources[resource] = v;
-    out_.present |= 1u << resource;
-  }
-
-  // TEXT keys live in the header; JSON ones are copied (`copy_keys_`).
-  std::string_view Keep(std::string_view key) {
-    if (!copy_keys_ || key.size() > arena_.size() - used_) return key;
-    char* at = arena_.data() + used_;
-    std::copy(key.begin(), key.end(), at);
-    used_ += key.size();
-    return {at, key.size()};
-  }
-
- public:
-  bool copy_keys_ = false;
-
- private:
-  bool Refuse(std::string why) {
-    why_ = std::move(why);
-    return false;
-  }
-
-  const LoadReportNames& names_;
-  std::string why_;
-  LoadReport out_;
-  bool has_fractional_ = false;
-  int count_ = 0, entries_ = 0;
-  uint32_t fields_ = 0;
-  // Not value-initialised (a string_view array would be, at a memset per parse).
-  std::array<Field, kMaxLoadReportEntries> entry_field_;
-  std::array<const char*, kMaxLoadReportEntries> entry_name_;
-  std::array<uint16_t, kMaxLoadReportEntries> entry_len_;
-  std::array<char, kMaxLoadReportBytes> arena_;
-  size_t used_ = 0;
-};
 
 std::string_view Trim(std::string_view s) {
   while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
   while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
   return s;
-}
-
-// An entry as quoted in a message: escaped, and cut at 64 bytes.
-std::string Shown(std::string_view entry) {
-  return entry.size() > 64 ? Quoted(entry.substr(0, 64)) + "..." : Quoted(entry);
 }
 
 Status Bad(const char* where, std::string why) {
@@ -333,83 +172,9 @@ Status ParseText(const char* where, std::string_view body, size_t base, Builder&
   }
 }
 
-// JSON: one object of the fields; the maps are objects of numbers. proto3's JSON mapping also
-// allows a number written as a string, so "0.5" is taken too.
-class JsonReport : public nlohmann::json_sax<nlohmann::json> {
- public:
-  explicit JsonReport(Builder& b) : b_(b) {}
-  const std::string& error() const { return error_; }
-
-  bool null() override { return Fail("null is not a number"); }
-  bool boolean(bool) override { return Fail("a boolean is not a number"); }
-  bool number_integer(number_integer_t v) override { return Number(static_cast<double>(v)); }
-  bool number_unsigned(number_unsigned_t v) override { return Number(static_cast<double>(v)); }
-  bool number_float(number_float_t v, const string_t&) override { return Number(v); }
-  bool string(string_t& s) override {
-    double v = 0;
-    const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-    if (s.empty() || ec != std::errc() || end != s.data() + s.size()) {
-      return Fail(fmt::format("the string {} is not a number", Shown(s)));
-    }
-    return Number(v);
-  }
-  bool binary(binary_t&) override { return Fail("binary values are not JSON"); }
-  bool start_object(std::size_t) override {
-    if (depth_ == 0) return ++depth_, true;
-    if (depth_ == 1 && IsMap(field_)) return ++depth_, true;
-    return Fail(depth_ == 1 ? "only named_metrics, utilization and request_cost are objects"
-                            : "nested objects are not part of a load report");
-  }
-  bool key(string_t& k) override {
-    if (depth_ == 1) {
-      field_ = FieldOf(k);
-      name_ = k;
-      if (field_ == Field::kUnknown) {
-        return Fail(fmt::format("{} is not a field of an ORCA load report", Shown(k)));
-      }
-    } else {
-      entry_ = k;
-    }
-    return true;
-  }
-  bool end_object() override { return --depth_, true; }
-  bool start_array(std::size_t) override { return Fail("arrays are not part of a load report"); }
-  bool end_array() override { return true; }
-  bool parse_error(std::size_t pos, const std::string&,
-                   const nlohmann::json::exception&) override {
-    if (error_.empty()) error_ = fmt::format("not JSON at byte {} of the object", pos);
-    return false;
-  }
-
- private:
-  bool Number(double v) {
-    if (depth_ == 0) return Fail("the report must be a JSON object");
-    if (depth_ == 1 && IsMap(field_)) return Fail(fmt::format("{} must be an object", name_));
-    if (b_.Add(field_, depth_ == 2 ? std::string_view(entry_) : "", v)) return true;
-    return Fail(depth_ == 2 ? fmt::format("{}.{} {}", name_, Shown(entry_), b_.why())
-                            : fmt::format("{} {}", name_, b_.why()));
-  }
-  bool Fail(std::string why) {
-    error_ = std::move(why);
-    return false;
-  }
-
-  Builder& b_;
-  int depth_ = 0;
-  Field field_ = Field::kUnknown;
-  std::string name_, entry_, error_;
-};
-
 Status ParseJson(const char* where, std::string_view body, Builder& b) {
-  b.copy_keys_ = true;
-  JsonReport sax(b);
-  bool ok = false;
-  try {
-    ok = nlohmann::json::sax_parse(body.begin(), body.end(), &sax);
-  } catch (const nlohmann::json::exception& e) {
-    return Bad(where, fmt::format("JSON: {}", e.what()));
-  }
-  if (!ok) return Bad(where, fmt::format("JSON: {}", sax.error().empty() ? "not JSON" : sax.error()));
+  std::string why;
+  if (!ScanJson(body, b, &why)) return Bad(where, fmt::format("JSON: {}", why));
   return Status::Ok();
 }
 

@@ -6,9 +6,10 @@
 //        named_metrics.thread_pool=0.9
 //   JSON {"cpu_utilization": 0.3, "named_metrics": {"thread_pool": 0.9}}
 //
-// The parse is bounded (kMaxLoadReportBytes, kMaxLoadReportEntries) and allocates nothing for
-// TEXT; JSON goes through nlohmann's SAX parser, which copies only keys longer than the small
-// string buffer. A malformed header is an error naming the entry, its offset and why.
+// The parse is bounded (kMaxLoadReportBytes, kMaxLoadReportEntries), one pass over the bytes for
+// either form, and allocates nothing unless it refuses the header: JSON is scanned for the one
+// shape a report has (an object of numbers and three maps of numbers), not parsed into a
+// document. A malformed header is an error naming the entry or byte and why.
 #pragma once
 
 #include <array>

@@ -104,7 +104,10 @@ public class LoadReportAutoConfiguration {
       return f == null ? () -> Double.NaN : f.connections();
     }
 
-    /** The server the figures come from ("tomcat", "jetty", "netty"), or null before it starts. */
+    /**
+     * The server the figures come from ("tomcat", "jetty", "undertow", "netty"), or null before
+     * it starts.
+     */
     public String server() {
       ServerPools.Found f = found;
       return f == null ? null : f.server();

@@ -12,14 +12,16 @@ import org.springframework.util.ClassUtils;
  * only when that library is on the class path.
  *
  * <p>The web server object comes from Spring Boot's {@code WebServerInitializedEvent}, whose
- * package differs between Boot 3 and Boot 4; its two accessors ({@code getTomcat()},
- * {@code getServer()}) are called by name for the same reason. Everything past them is the
+ * package differs between Boot 3 and Boot 4; its accessors ({@code getTomcat()},
+ * {@code getServer()}, {@code getUndertow()}) are called by name for the same reason. Boot 4 has
+ * no Undertow server, so that branch only ever runs under Boot 3. Everything past them is the
  * servers' own API.
  */
 final class ServerPools {
   private static final ClassLoader LOADER = ServerPools.class.getClassLoader();
   static final boolean TOMCAT = ClassUtils.isPresent("org.apache.catalina.startup.Tomcat", LOADER);
   static final boolean JETTY = ClassUtils.isPresent("org.eclipse.jetty.server.Server", LOADER);
+  static final boolean UNDERTOW = ClassUtils.isPresent("io.undertow.Undertow", LOADER);
   static final boolean NETTY =
       ClassUtils.isPresent("reactor.netty.http.HttpResources", LOADER);
   static final boolean HIKARI = ClassUtils.isPresent("com.zaxxer.hikari.HikariDataSource", LOADER);
@@ -37,6 +39,11 @@ final class ServerPools {
       }
       if (JETTY && name.equals("JettyWebServer")) {
         return Jetty.of(call(webServer, "getServer"));
+      }
+      // Servlet only: WebFlux on Undertow runs on the XNIO I/O threads, and its worker pool
+      // says nothing about the requests in progress.
+      if (UNDERTOW && name.equals("UndertowServletWebServer")) {
+        return Undertow.of(call(webServer, "getUndertow"));
       }
       if (NETTY && name.equals("NettyWebServer")) {
         return Netty.of();
@@ -110,6 +117,33 @@ final class ServerPools {
           return q.getMaxThreads();
         }
       };
+    }
+  }
+
+  /**
+   * Undertow (Servlet): a blocking request is dispatched to the XNIO worker pool, so its busy
+   * worker threads over the pool's maximum are the request threads in use. The worker exists
+   * from the server's start on; its MXBean is the worker's own view, not a JMX lookup.
+   */
+  static final class Undertow {
+    static Found of(Object undertow) {
+      org.xnio.XnioWorker worker = ((io.undertow.Undertow) undertow).getWorker();
+      if (worker == null) {
+        return new Found(null, () -> Double.NaN, "undertow");
+      }
+      org.xnio.management.XnioWorkerMXBean mx = worker.getMXBean();
+      LoadSampler.Pool pool = new LoadSampler.Pool() {
+        @Override
+        public int busy() {
+          return mx.getBusyWorkerThreadCount();
+        }
+
+        @Override
+        public int max() {
+          return mx.getMaxWorkerPoolSize();
+        }
+      };
+      return new Found(pool, () -> Double.NaN, "undertow");
     }
   }
 

@@ -1,0 +1,413 @@
+// The JSON form of a load report, scanned in one pass (see JsonScanner).
+#include <charconv>
+#include <cmath>
+#include <cstring>
+#include <string>
+
+#include <fmt/format.h>
+
+#include "stats/load_report_fields.h"
+
+namespace weighted::load_report_internal {
+
+namespace {
+
+// JSON: proto3's JSON mapping of an OrcaLoadReport is one object of numbers whose only nested
+// objects are the three maps, each an object of numbers. That shape is scanned here in one pass
+// over the bytes, with no document and no copy: a name is a view into the header unless it has
+// escapes, and then it is unescaped into `arena_` (never longer than the header). Anything else a
+// JSON value could be (arrays, deeper objects, null, booleans) is refused by name, at its byte.
+// proto3 also lets a number be written as a string, so "0.5" is taken too.
+class JsonScanner {
+ public:
+  JsonScanner(std::string_view body, Builder& b)
+      : begin_(body.data()), end_(body.data() + body.size()), p_(begin_), b_(b) {}
+
+  bool Run() {
+    Ws();
+    if (p_ == end_) return Syntax("an object");
+    if (*p_ != '{') {
+      if (*p_ == '[') return Fail(p_, "arrays are not part of a load report");
+      return Fail(p_, "the report must be a JSON object");
+    }
+    if (!Members(/*map=*/Field::kUnknown, {})) return false;
+    Ws();
+    return p_ == end_ || Syntax("the end after the object");
+  }
+  const std::string& error() const { return error_; }
+
+ private:
+  static bool IsWs(char c) {
+    constexpr uint64_t kWs = 1ull << ' ' | 1ull << '\t' | 1ull << '\n' | 1ull << '\r';
+    return static_cast<unsigned char>(c) <= ' ' && (kWs >> static_cast<unsigned char>(c) & 1);
+  }
+  void Ws() {
+    const char* q = p_;
+    while (q < end_ && IsWs(*q)) ++q;
+    p_ = q;
+  }
+
+  bool Syntax(std::string_view expected) {
+    error_ = fmt::format("not JSON at byte {} of the object: expected {}, found {}", p_ - begin_,
+                         expected, p_ == end_ ? "the end" : Shown(std::string_view(p_, 1)));
+    return false;
+  }
+  bool Fail(const char* at, std::string_view why) {
+    error_ = fmt::format("{} (byte {} of the object)", why, at - begin_);
+    return false;
+  }
+
+  // An object at p_ ('{'): the report itself when `map` is kUnknown, else the entries of the
+  // map field `map` (spelled `group`).
+  bool Members(Field map, std::string_view group) {
+    ++p_;
+    Ws();
+    if (p_ < end_ && *p_ == '}') return ++p_, true;
+    for (;;) {
+      if (p_ == end_ || *p_ != '"') return Syntax("a name in double quotes");
+      const char* const name_at = p_;
+      std::string_view name;
+      Field known = map == Field::kUnknown ? KnownName(&name) : Field::kUnknown;
+      if (known == Field::kUnknown && !String(&name)) return false;
+      Ws();
+      if (p_ == end_ || *p_ != ':') return Syntax("':' after the name");
+      ++p_;
+      Ws();
+      if (map == Field::kUnknown) {
+        if (!Field1(name_at, name, known)) return false;
+      } else {
+        const char* const at = p_;
+        double v = 0;
+        if (!Value(&v, "nested objects are not part of a load report")) return false;
+        if (!b_.Add(map, name, v)) {
+          return Fail(at, fmt::format("{}.{} {}", group, Shown(name), b_.why()));
+        }
+      }
+      Ws();
+      if (p_ < end_ && *p_ == ',') {
+        ++p_;
+        Ws();
+        continue;
+      }
+      if (p_ < end_ && *p_ == '}') return ++p_, true;
+      return Syntax("',' or '}'");
+    }
+  }
+
+  // A field's proto name at p_, quotes and all, matched without scanning the string first (the
+  // common case, as in MatchText). kUnknown: not one of them, or spelled another way.
+  Field KnownName(std::string_view* name) {
+    const size_t left = end_ - p_;
+    const auto is = [&](std::string_view proto, Field field) {
+      const size_t n = proto.size();
+      if (left <= n + 1 || p_[n + 1] != '"' || std::memcmp(p_ + 1, proto.data(), n) != 0) {
+        return false;
+      }
+      *name = proto;
+      p_ += n + 2;
+      return true;
+    };
+    if (left < 2) return Field::kUnknown;
+    switch (p_[1]) {  // one candidate per first letter, but for 'r'
+      case 'c': return is("cpu_utilization", Field::kCpu) ? Field::kCpu : Field::kUnknown;
+      case 'm': return is("mem_utilization", Field::kMemory) ? Field::kMemory : Field::kUnknown;
+      case 'n': return is("named_metrics", Field::kNamed) ? Field::kNamed : Field::kUnknown;
+      case 'e': return is("eps", Field::kEps) ? Field::kEps : Field::kUnknown;
+      case 'u':
+        return is("utilization", Field::kUtilization) ? Field::kUtilization : Field::kUnknown;
+      case 'a':
+        return is("application_utilization", Field::kApplication) ? Field::kApplication
+                                                                  : Field::kUnknown;
+      case 'r':
+        if (is("rps_fractional", Field::kRpsFractional)) return Field::kRpsFractional;
+        if (is("rps", Field::kRps)) return Field::kRps;
+        return is("request_cost", Field::kRequestCost) ? Field::kRequestCost : Field::kUnknown;
+      default: return Field::kUnknown;
+    }
+  }
+
+  // One member of the report: a standard field and its number, or a map and its object.
+  bool Field1(const char* name_at, std::string_view name, Field known) {
+    const Field field = known != Field::kUnknown ? known : FieldOf(name);
+    if (field == Field::kUnknown) {
+      return Fail(name_at, fmt::format("{} is not a field of an ORCA load report", Shown(name)));
+    }
+    const char* const at = p_;
+    if (IsMap(field)) {
+      if (p_ == end_ || *p_ != '{') {
+        double ignored;
+        if (!Value(&ignored, "")) return false;
+        return Fail(at, fmt::format("{} must be an object", name));
+      }
+      const uint32_t bit = 1u << int(field);
+      if (maps_ & bit) return Fail(name_at, fmt::format("{} appears twice", name));
+      maps_ |= bit;
+      return Members(field, name);
+    }
+    double v = 0;
+    if (!Value(&v, "only named_metrics, utilization and request_cost are objects")) return false;
+    if (!b_.Add(field, {}, v)) return Fail(at, fmt::format("{} {}", name, b_.why()));
+    return true;
+  }
+
+  // A value that must be a number: a JSON number or a string holding one. `object` is why an
+  // object is refused here.
+  bool Value(double* v, std::string_view object) {
+    if (p_ == end_) return Syntax("a value");
+    const char* const at = p_;
+    switch (*p_) {
+      case '"': {
+        std::string_view s;
+        if (!String(&s)) return false;
+        const auto [e, ec] = std::from_chars(s.data(), s.data() + s.size(), *v);
+        if (s.empty() || ec != std::errc() || e != s.data() + s.size()) {
+          return Fail(at, fmt::format("the string {} is not a number", Shown(s)));
+        }
+        return true;
+      }
+      case '{': return Fail(at, object.empty() ? "an object is not a number" : object);
+      case '[': return Fail(at, "arrays are not part of a load report");
+      case 'n': return Literal("null") && Fail(at, "null is not a number");
+      case 't': return Literal("true") && Fail(at, "a boolean is not a number");
+      case 'f': return Literal("false") && Fail(at, "a boolean is not a number");
+      default: return Number(v);
+    }
+  }
+
+  bool Literal(std::string_view word) {
+    if (size_t(end_ - p_) < word.size() || std::memcmp(p_, word.data(), word.size()) != 0) {
+      return Syntax("a value");
+    }
+    p_ += word.size();
+    return true;
+  }
+
+  // JSON's number grammar, read once: up to 15 significant digits and no exponent is Clinger's
+  // fast path (see FastDecimal); the rest goes to from_chars over the span just checked.
+  bool Number(double* v) {
+    static constexpr double kPow10[] = {1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7,
+                                        1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15};
+    // A local cursor: p_ is a member, and the compiler would store it at every step.
+    const char* const start = p_;
+    const char* q = p_;
+    const char* const end = end_;
+    const bool negative = *q == '-';
+    if (negative) ++q;
+    const auto digit = [&] { return q < end && *q >= '0' && *q <= '9'; };
+    const auto syntax = [&](std::string_view expected) {
+      p_ = q;
+      return Syntax(expected);
+    };
+    if (!digit()) return syntax("a value");
+    uint64_t m = 0;
+    int digits = 0, frac = 0;
+    if (*q == '0') {
+      ++q;
+    } else {
+      for (; digit(); ++q, ++digits) m = m * 10 + uint64_t(*q - '0');
+    }
+    if (q < end && *q == '.') {
+      ++q;
+      if (!digit()) return syntax("a digit after the decimal point");
+      for (; digit(); ++q, ++frac) m = m * 10 + uint64_t(*q - '0');
+      digits += frac;
+    }
+    bool exponent = false;
+    if (q < end && (*q == 'e' || *q == 'E')) {
+      exponent = true;
+      ++q;
+      if (q < end && (*q == '+' || *q == '-')) ++q;
+      if (!digit()) return syntax("a digit in the exponent");
+      while (digit()) ++q;
+    }
+    p_ = q;
+    if (!exponent && digits <= 15) {
+      *v = frac == 0 ? double(m) : double(m) / kPow10[frac];
+      if (negative) *v = -*v;
+      return true;
+    }
+    const auto [e, ec] = std::from_chars(start, p_, *v);
+    if (ec == std::errc::result_out_of_range) {
+      // Beyond a double either way: too small is 0, too large is refused as not finite.
+      const char* x = start;
+      while (x < p_ && *x != 'e' && *x != 'E') ++x;
+      const bool tiny = x + 1 < p_ && x[1] == '-';
+      *v = tiny ? 0.0 : HUGE_VAL;
+      if (negative) *v = -*v;
+      return true;
+    }
+    return ec == std::errc() && e == p_ ? true : Fail(start, "the number is not a double");
+  }
+
+  // A string at p_ (its opening quote), up to and past its closing one. Its content is a view
+  // into the body, or unescaped into arena_ when it has a backslash. UTF-8 is checked: JSON text
+  // is UTF-8, and a name goes into messages.
+  // Bytes a string takes as they are: printable ASCII but the quote and the backslash.
+  static constexpr auto kPlain = [] {
+    std::array<bool, 256> t{};
+    for (int c = 0x20; c < 0x80; ++c) t[c] = c != '"' && c != '\\';
+    return t;
+  }();
+
+  bool String(std::string_view* out) {
+    const char* const open = p_++;
+    const char* const first = p_;
+    char* w = nullptr;  // where unescaped bytes go once there is an escape
+    for (;;) {
+      const char* const run = p_;
+      const char* q = p_;
+      while (q < end_ && kPlain[static_cast<unsigned char>(*q)]) ++q;
+      p_ = q;
+      if (w) {
+        std::memcpy(w, run, p_ - run);
+        w += p_ - run;
+      }
+      if (p_ == end_) {
+        p_ = open;
+        return Syntax("a string closed by '\"'");
+      }
+      const auto c = static_cast<unsigned char>(*p_);
+      if (c == '"') break;
+      if (c < 0x20) return Fail(p_, "a control character inside a string must be escaped");
+      if (c == '\\') {
+        if (!w) {
+          w = arena_.data() + used_;
+          std::memcpy(w, first, p_ - first);
+          w += p_ - first;
+        }
+        if (!Escape(&w)) return false;
+        continue;
+      }
+      const char* const from = p_;  // c >= 0x80
+      if (!Utf8()) return Fail(from, "a string is not UTF-8");
+      if (w) {
+        std::memcpy(w, from, p_ - from);
+        w += p_ - from;
+      }
+    }
+    if (w) {
+      char* const s = arena_.data() + used_;
+      *out = std::string_view(s, w - s);
+      used_ += w - s;
+    } else {
+      *out = std::string_view(first, p_ - first);
+    }
+    ++p_;  // the closing quote
+    return true;
+  }
+
+  // One escape at p_ ('\'), written at *w.
+  bool Escape(char** w) {
+    const char* const at = p_;
+    if (end_ - p_ < 2) return Fail(at, "an escape is cut short");
+    const char e = p_[1];
+    p_ += 2;
+    char plain = 0;
+    switch (e) {
+      case '"': plain = '"'; break;
+      case '\\': plain = '\\'; break;
+      case '/': plain = '/'; break;
+      case 'b': plain = '\b'; break;
+      case 'f': plain = '\f'; break;
+      case 'n': plain = '\n'; break;
+      case 'r': plain = '\r'; break;
+      case 't': plain = '\t'; break;
+      case 'u': break;
+      default: return Fail(at, fmt::format("{} is not a JSON escape", Shown(std::string_view(at, 2))));
+    }
+    if (e != 'u') {
+      *(*w)++ = plain;
+      return true;
+    }
+    uint32_t cp = 0;
+    if (!Hex4(&cp)) return Fail(at, "\\u needs four hex digits");
+    if (cp >= 0xdc00 && cp <= 0xdfff) return Fail(at, "a lone low surrogate");
+    if (cp >= 0xd800 && cp <= 0xdbff) {
+      uint32_t low = 0;
+      if (end_ - p_ < 2 || p_[0] != '\\' || p_[1] != 'u') return Fail(at, "a lone high surrogate");
+      p_ += 2;
+      if (!Hex4(&low) || low < 0xdc00 || low > 0xdfff) return Fail(at, "a lone high surrogate");
+      cp = 0x10000 + ((cp - 0xd800) << 10) + (low - 0xdc00);
+    }
+    char*& o = *w;
+    if (cp < 0x80) {
+      *o++ = char(cp);
+    } else if (cp < 0x800) {
+      *o++ = char(0xc0 | (cp >> 6));
+      *o++ = char(0x80 | (cp & 0x3f));
+    } else if (cp < 0x10000) {
+      *o++ = char(0xe0 | (cp >> 12));
+      *o++ = char(0x80 | ((cp >> 6) & 0x3f));
+      *o++ = char(0x80 | (cp & 0x3f));
+    } else {
+      *o++ = char(0xf0 | (cp >> 18));
+      *o++ = char(0x80 | ((cp >> 12) & 0x3f));
+      *o++ = char(0x80 | ((cp >> 6) & 0x3f));
+      *o++ = char(0x80 | (cp & 0x3f));
+    }
+    return true;
+  }
+
+  bool Hex4(uint32_t* cp) {
+    if (end_ - p_ < 4) return false;
+    for (int i = 0; i < 4; ++i, ++p_) {
+      const char c = *p_;
+      const int d = c >= '0' && c <= '9'   ? c - '0'
+                    : c >= 'a' && c <= 'f' ? c - 'a' + 10
+                    : c >= 'A' && c <= 'F' ? c - 'A' + 10
+                                           : -1;
+      if (d < 0) return false;
+      *cp = *cp << 4 | uint32_t(d);
+    }
+    return true;
+  }
+
+  // One multi-byte UTF-8 sequence at p_ (RFC 3629: no overlongs, surrogates or past U+10FFFF).
+  bool Utf8() {
+    const auto at = [&](ptrdiff_t i) { return static_cast<unsigned char>(p_[i]); };
+    const unsigned char c = at(0);
+    int n;
+    unsigned char lo = 0x80, hi = 0xbf;
+    if (c >= 0xc2 && c <= 0xdf) {
+      n = 1;
+    } else if (c >= 0xe0 && c <= 0xef) {
+      n = 2;
+      if (c == 0xe0) lo = 0xa0;
+      if (c == 0xed) hi = 0x9f;
+    } else if (c >= 0xf0 && c <= 0xf4) {
+      n = 3;
+      if (c == 0xf0) lo = 0x90;
+      if (c == 0xf4) hi = 0x8f;
+    } else {
+      return false;
+    }
+    if (end_ - p_ <= n) return false;
+    if (at(1) < lo || at(1) > hi) return false;
+    for (int i = 2; i <= n; ++i) {
+      if (at(i) < 0x80 || at(i) > 0xbf) return false;
+    }
+    p_ += n + 1;
+    return true;
+  }
+
+  const char* const begin_;
+  const char* const end_;
+  const char* p_;
+  Builder& b_;
+  uint32_t maps_ = 0;
+  std::string error_;
+  // Unescaped strings; not value-initialised, as only what is written is read.
+  std::array<char, kMaxLoadReportBytes> arena_;
+  size_t used_ = 0;
+};
+
+}  // namespace
+
+bool ScanJson(std::string_view body, Builder& b, std::string* why) {
+  JsonScanner scan(body, b);
+  if (scan.Run()) return true;
+  *why = scan.error();
+  return false;
+}
+
+}  // namespace weighted::load_report_internal
