@@ -17,6 +17,12 @@ namespace weighted {
 
 class JsonWriter {
  public:
+  JsonWriter() = default;
+  // Writes into `buffer`, emptied first: a caller that writes the same large text again and
+  // again hands back the last one's buffer and keeps its capacity (no allocation, no page
+  // faults on fresh memory).
+  explicit JsonWriter(std::string buffer) : out_(std::move(buffer)) { out_.clear(); }
+
   JsonWriter& BeginObject() { return Open('{'); }
   JsonWriter& EndObject() { return Close('}'); }
   JsonWriter& BeginArray() { return Open('['); }
