@@ -169,3 +169,16 @@ def test_bad_arguments_end_with_one_line_and_status_2(tmp_path, args, message):
     # One line says what is wrong (argparse prints its usage above it).
     lines = [ln for ln in proc.stderr.splitlines() if ln and not ln.startswith((" ", "usage:"))]
     assert len(lines) == 1 and message in lines[0], proc.stderr
+
+
+def test_without_waitress_the_console_says_which_extra_to_install(tmp_path):
+    # waitress is the "dashboard" extra: the engine installs without it. A console started
+    # without it ends with one line naming the extra, not a traceback.
+    (tmp_path / "sitecustomize.py").write_text(
+        "import sys\nsys.modules['waitress'] = None\nsys.modules['waitress.server'] = None\n")
+    env = dict(os.environ, PYTHONPATH=str(tmp_path) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    proc = subprocess.run([sys.executable, "-m", "weighted.dashboard", "--port", "0"],
+                          capture_output=True, text=True, timeout=60, env=env)
+    assert proc.returncode == 2, proc
+    assert "pip install 'weighted[dashboard]'" in proc.stderr, proc.stderr
+    assert "Traceback" not in proc.stderr

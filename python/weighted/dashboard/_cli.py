@@ -118,7 +118,8 @@ def main(argv: Optional[List[str]] = None) -> int:
             dash = Dashboard(LiveSource(engine, title="demo: the article's example"),
                              interval=3600, **common)
             kind = "live demo"
-    except (ValueError, OSError, OverflowError) as e:  # weighted's errors are ValueError/OSError
+    # weighted's errors are ValueError/OSError; ImportError: the console's server is missing.
+    except (ValueError, OSError, OverflowError, ImportError) as e:
         if engine is not None:
             engine.close()
         print(f"weighted.dashboard: {e}", file=sys.stderr)

@@ -177,7 +177,11 @@ class Server:
                  connection_limit: int = CONNECTION_LIMIT,
                  channel_timeout: int = CHANNEL_TIMEOUT_S,
                  cleanup_interval: int = CLEANUP_INTERVAL_S) -> None:
-        from waitress.server import create_server
+        try:
+            from waitress.server import create_server
+        except ImportError as e:  # an optional dependency: the engine itself needs no server
+            raise ImportError("the console serves its page with waitress, which is not "
+                              "installed: pip install 'weighted[dashboard]'") from e
         self._server = create_server(
             app, host=host, port=port, threads=threads, connection_limit=connection_limit,
             channel_timeout=channel_timeout, cleanup_interval=cleanup_interval,
