@@ -1,9 +1,10 @@
 # Python SDK: build and install the package the way a user does (pip install ./python), then run
-# its pytest suite. The dashboard test drives Debian's chromium through chromium-driver.
+# its pytest suite. The dashboard test drives Debian's chromium through chromium-driver; the
+# Prometheus source's test runs Debian's Prometheus server.
 PYTHON ?= python3
 PYTEST_ARGS ?=
 
-WT_EXTRA_DEBS += chromium chromium-driver
+WT_EXTRA_DEBS += chromium chromium-driver prometheus
 export WT_EXTRA_DEBS
 
 .PHONY: python-install test-python bench-python

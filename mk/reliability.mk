@@ -14,7 +14,7 @@ SAN_TARGETS := weighted_tests weighted_c_test weighted_example_c
 # The install check builds a consumer project with the host compiler; it tests packaging, not
 # memory or threads, and runs in the release suite.
 SAN_CTEST_EXCLUDE := install_find_package_and_pkg_config
-FUZZ_TARGETS := config api monitor
+FUZZ_TARGETS := config api monitor load_report
 FUZZ_SECONDS ?= 60
 FUZZ_LONG_SECONDS ?= 600
 FUZZ_DIR := build/fuzz

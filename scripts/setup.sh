@@ -8,7 +8,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 debs=(cmake ninja-build g++ pkg-config libfmt-dev nlohmann-json3-dev libgtest-dev libgmock-dev
-      libbenchmark-dev)
+      libbenchmark-dev libcurl4-openssl-dev)
 if [ -n "${WT_EXTRA_DEBS:-}" ]; then read -r -a extra <<<"$WT_EXTRA_DEBS"; debs+=("${extra[@]}"); fi
 missing=()
 for p in "${debs[@]}"; do

@@ -277,6 +277,42 @@ JNIEXPORT jint JNICALL Java_io_weighted_jni_Service_complete0(JNIEnv*, jclass, j
   return wt_service_complete(S(service), &p, latency_ms, outcome);
 }
 
+// The header crosses as bytes, copied to the stack: the engine refuses a report over 4096
+// bytes anyway, and a longer one is copied to the heap only to get its precise error.
+namespace {
+template <typename Fn>
+jint WithHeader(JNIEnv* env, jbyteArray header, Fn&& fn) {
+  const jsize n = header == nullptr ? 0 : env->GetArrayLength(header);
+  char small[4096];
+  std::string big;
+  char* data = small;
+  if (n > static_cast<jsize>(sizeof small)) {
+    big.resize(static_cast<size_t>(n));
+    data = big.data();
+  }
+  if (n > 0) env->GetByteArrayRegion(header, 0, n, reinterpret_cast<jbyte*>(data));
+  if (env->ExceptionCheck()) return wtjni::kJavaException;
+  return fn(n > 0 ? data : nullptr, static_cast<size_t>(n));
+}
+}  // namespace
+
+JNIEXPORT jint JNICALL Java_io_weighted_jni_Service_completeWithLoad0(
+    JNIEnv* env, jclass, jlong service, jlong key, jlong epoch, jint index, jint flags,
+    jint ticket, jdouble latency_ms, jint outcome, jbyteArray header) {
+  const wt_pick p = MakePick(key, epoch, index, flags, ticket);
+  return WithHeader(env, header, [&](const char* h, size_t len) {
+    return wt_service_complete_with_load(S(service), &p, latency_ms, outcome, h, len);
+  });
+}
+
+JNIEXPORT jint JNICALL Java_io_weighted_jni_Service_reportLoadKey0(JNIEnv* env, jclass,
+                                                                   jlong service, jlong key,
+                                                                   jbyteArray header) {
+  return WithHeader(env, header, [&](const char* h, size_t len) {
+    return wt_service_report_load_key(S(service), static_cast<uint64_t>(key), h, len);
+  });
+}
+
 JNIEXPORT jint JNICALL Java_io_weighted_jni_Service_cancel0(JNIEnv*, jclass, jlong service,
                                                             jlong key, jlong epoch, jint index,
                                                             jint flags, jint ticket) {

@@ -35,7 +35,7 @@ from . import _weighted  # noqa: E402  (the binding; loads libweighted.so beside
 _check_version(_weighted.BUILT_VERSION, _weighted.version_number())
 
 from ._errors import (  # noqa: E402
-    ClosedError, ConfigError, ConfigFileError, ConfigInvalidError, ConfigParseError,
+    BadLoadReportError, ClosedError, ConfigError, ConfigFileError, ConfigInvalidError, ConfigParseError,
     DuplicateEndpointError, InternalError, InvalidArgumentError, LimitError, NoEndpointError,
     NotFoundError, OutOfMemoryError, StaleEndpointError, StateFileFormatError, WeightedError,
     WrongClockError)
@@ -56,6 +56,6 @@ __all__ = [
     "WeightedError", "InvalidArgumentError", "ConfigError", "ConfigParseError",
     "ConfigInvalidError", "ConfigFileError", "NotFoundError", "NoEndpointError", "LimitError",
     "WrongClockError", "StaleEndpointError", "OutOfMemoryError", "DuplicateEndpointError",
-    "InternalError", "ClosedError", "StateFileFormatError", "StateView", "attach",
-    "find_state_files",
+    "BadLoadReportError", "InternalError", "ClosedError", "StateFileFormatError", "StateView",
+    "attach", "find_state_files",
 ]

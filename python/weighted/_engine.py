@@ -77,6 +77,8 @@ class EventType(enum.IntEnum):
     ENDPOINT_REMOVED = 8
     CONFIG_RELOADED = 9
     SERVICE_REMOVED = 10  # Service.remove(); ``endpoint`` is ""
+    SOURCE_STALE = 11  # a metric source (config ``sources``) has failed for its stale_ms
+    SOURCE_FRESH = 12  # and has answered again; ``service`` and ``endpoint`` are ""
 
 
 @dataclass(frozen=True)
@@ -482,7 +484,8 @@ class Call:
     own is never replaced (it carries the refusal as a note where Python has notes).
     """
 
-    __slots__ = ("_service", "_classify", "pick", "outcome", "latency_ms", "_start", "_cancelled")
+    __slots__ = ("_service", "_classify", "pick", "outcome", "latency_ms", "_start", "_cancelled",
+                 "load_report")
 
     def __init__(self, service: Service, classify: Classifier) -> None:
         self._service = service
@@ -492,6 +495,7 @@ class Call:
         self.latency_ms: Optional[float] = None
         self._start = 0
         self._cancelled = False
+        self.load_report: Optional[Union[str, bytes]] = None
 
     @property
     def endpoint(self) -> str:
@@ -504,6 +508,13 @@ class Call:
 
     def set_http_status(self, http_status: int) -> None:
         self.outcome = Outcome.from_http_status(http_status)
+
+    def set_response(self, response: Any) -> None:
+        """The outcome from a ``requests`` / ``httpx`` response's status, and the server's load
+        report from its ``endpoint-load-metrics`` header (weighted.load_report)."""
+        self.outcome = Outcome.from_http_status(int(response.status_code))
+        headers = getattr(response, "headers", None)
+        self.load_report = headers.get("endpoint-load-metrics") if headers is not None else None
 
     def cancel(self) -> None:
         self._cancelled = True
@@ -559,6 +570,13 @@ class Call:
 
     def _record(self, pick: Pick, latency_ms: float, outcome: Union[Outcome, int, str]) -> None:
         try:
-            self._service.complete(pick, latency_ms, outcome)
+            if self.load_report:
+                self._service.complete_with_load(pick, latency_ms, outcome, self.load_report)
+            else:
+                self._service.complete(pick, latency_ms, outcome)
         except _errors.StaleEndpointError:
+            pass
+        except _errors.BadLoadReportError:
+            # The outcome is recorded and the engine counted the bad report (the snapshot's
+            # bad_load_reports): what a server wrote in a header is not the caller's error.
             pass

@@ -14,7 +14,7 @@ __all__ = [
     "WeightedError", "InvalidArgumentError", "ConfigError", "ConfigParseError",
     "ConfigInvalidError", "ConfigFileError", "NotFoundError", "NoEndpointError", "LimitError",
     "WrongClockError", "StaleEndpointError", "OutOfMemoryError", "DuplicateEndpointError",
-    "InternalError", "ClosedError", "StateFileFormatError", "from_status",
+    "BadLoadReportError", "InternalError", "ClosedError", "StateFileFormatError", "from_status",
 ]
 
 # Status names as the core spells them (wt_status_name), for every status it defines; -1 is
@@ -98,6 +98,11 @@ class StateFileFormatError(WeightedError, ValueError):
     sizes and contents that do not fit (the message says which check failed)."""
 
 
+class BadLoadReportError(WeightedError, ValueError):
+    """A server's load report header is malformed: the message names the entry, its offset and
+    why. The outcome it came with was recorded all the same."""
+
+
 class InternalError(WeightedError, RuntimeError):
     """A bug in the engine: please report it with the message."""
 
@@ -120,6 +125,7 @@ _CLASSES: Dict[int, Type[WeightedError]] = {
     10: OutOfMemoryError,
     11: DuplicateEndpointError,
     12: StateFileFormatError,
+    13: BadLoadReportError,
     99: InternalError,
 }
 

@@ -1,5 +1,5 @@
 """Type stubs of weighted._weighted, the pybind11 binding of libweighted's C API."""
-from typing import Callable, Optional, Sequence, Tuple, Union
+from typing import Callable, Dict, Optional, Sequence, Tuple, Union
 
 BUILT_VERSION: int
 CLOCK_REAL: int
@@ -63,6 +63,8 @@ class Engine:
     def _poll_event(self) -> Optional[_RawEvent]: ...
     def _snapshot_json(self) -> str: ...
     def prometheus(self) -> str: ...
+    def parse_load_report(self, load_report: Union[str, bytes]) -> Dict[str, float]:
+        """The fields an endpoint-load-metrics header value carries, mapped by the config."""
 
 class Service:
     def __init__(self, engine: Engine, name: _Name) -> None: ...
@@ -81,6 +83,12 @@ class Service:
     def cancel(self, pick: Pick) -> None:
         """Finishes a pick without an outcome, once, like complete()."""
     def report(self, endpoint: _Endpoint, latency_ms: float, outcome: _Outcome = 0) -> None: ...
+    def complete_with_load(self, pick: Pick, latency_ms: float, outcome: _Outcome = 0,
+                           load_report: Optional[Union[str, bytes]] = None) -> None:
+        """complete() plus the response's load report; a malformed one raises
+        BadLoadReportError after the outcome was recorded."""
+    def report_load(self, endpoint: Union[str, int], load_report: Union[str, bytes]) -> None:
+        """Records a server's load report for an endpoint (id or key)."""
     def report_resources(self, endpoint: _Name, *, cpu: Optional[float] = None,
                          memory: Optional[float] = None, thread_pool: Optional[float] = None,
                          connection_pool: Optional[float] = None) -> None: ...

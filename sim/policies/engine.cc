@@ -3,6 +3,16 @@
 // discovery weights, pick -> complete with the client-observed latency and outcome, and the
 // backends' CPU and memory reported every report interval. The engine's clock is advanced to
 // each event's time before anything else happens at that time.
+//
+// A variant's config may carry a simulator-only section, taken out before the engine sees it:
+//   "sim": {"resources": "scrape"}  the backends' reports every interval through
+//                                   wt_service_report_resources (the default: a metrics scrape)
+//   "sim": {"resources": "header"}  the backend's latest report on every response, as the
+//                                   endpoint-load-metrics header a server module sends, through
+//                                   wt_service_complete_with_load (none on timeouts and
+//                                   connection errors: no response, no header)
+//   "sim": {"resources": "none"}    client-side signals only (latency and outcomes)
+#include <cstdio>
 #include <stdexcept>
 #include <string>
 
@@ -29,10 +39,20 @@ int ToEngine(Outcome o) {
   return WT_OUTCOME_HTTP_5XX;
 }
 
+enum class Feed { kScrape, kHeader, kNone };
+
 class Engine final : public Policy {
  public:
   Engine(const PolicyEnv& env, const char* config_json) : ids_(env.ids) {
     nlohmann::json config = nlohmann::json::parse(config_json);
+    if (auto it = config.find("sim"); it != config.end()) {
+      const std::string feed = it->value("resources", std::string("scrape"));
+      if (feed == "header") feed_ = Feed::kHeader;
+      else if (feed == "none") feed_ = Feed::kNone;
+      else if (feed != "scrape")
+        throw std::invalid_argument("sim.resources: \"" + feed + "\" is not scrape, header or none");
+      config.erase(it);
+    }
     config["seed"] = env.seed | 1;  // 0 would mean "random per engine"
     const std::string text = config.dump();
     Check(wt_engine_create(text.data(), text.size(), WT_CLOCK_MANUAL, &engine_), "wt_engine_create");
@@ -75,11 +95,26 @@ class Engine final : public Policy {
     p.index = c.pick.index;
     p.flags = c.pick.flags;
     p.ticket = c.pick.ticket;
+    if (feed_ == Feed::kHeader && c.trailer != nullptr) {
+      // The simulated server's CPU is its workers' busy share (backend.h), so it is the request
+      // pool's use too: what a Tomcat behind the Spring filter would send as both.
+      const BackendReport& r = *c.trailer;
+      char header[256];
+      const int n = std::snprintf(header, sizeof header,
+                                  "TEXT cpu_utilization=%.4g, mem_utilization=%.4g, "
+                                  "named_metrics.thread_pool=%.4g, rps_fractional=%.4g, eps=%.4g",
+                                  r.cpu, r.memory, r.cpu, r.qps, r.eps);
+      Check(wt_service_complete_with_load(service_, &p, c.latency_ms, ToEngine(c.outcome), header,
+                                          static_cast<size_t>(n)),
+            "wt_service_complete_with_load");
+      return;
+    }
     Check(wt_service_complete(service_, &p, c.latency_ms, ToEngine(c.outcome)),
           "wt_service_complete");
   }
 
   void OnReport(int backend, const BackendReport& r, int64_t) override {
+    if (feed_ != Feed::kScrape) return;
     wt_resources res = WT_RESOURCES_INIT;
     res.present = WT_RES_CPU | WT_RES_MEMORY;
     res.cpu = r.cpu;
@@ -95,6 +130,7 @@ class Engine final : public Policy {
   wt_engine* engine_ = nullptr;
   wt_service* service_ = nullptr;
   int64_t now_ = 0;
+  Feed feed_ = Feed::kScrape;
 };
 
 // The published weights, read from the snapshot a dashboard would read, normalised.

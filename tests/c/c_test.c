@@ -46,6 +46,8 @@ int main(void) {
   uint64_t epoch = 0, keys[3] = {0, 0, 0};
   int64_t now = 0;
   wt_resources res = WT_RESOURCES_INIT;
+  wt_load_report load = WT_LOAD_REPORT_INIT;
+  const char* header = "TEXT cpu_utilization=0.4, named_metrics.thread_pool=0.5, eps=1";
   wt_report batch[2] = {WT_REPORT_INIT, WT_REPORT_INIT};
   wt_endpoint_spec eps[3] = {WT_ENDPOINT_SPEC_INIT, WT_ENDPOINT_SPEC_INIT, WT_ENDPOINT_SPEC_INIT};
   wt_endpoints_options options = WT_ENDPOINTS_OPTIONS_INIT;
@@ -96,6 +98,17 @@ int main(void) {
   batch[0].key = key; batch[0].latency_ms = 2; batch[0].outcome = 0;
   batch[1].key = key; batch[1].latency_ms = 2; batch[1].outcome = 0;
   CHECK(wt_service_report_batch(s, batch, 2, &recorded) == WT_OK && recorded == 2);
+  /* 2.1: a server's load report, parsed alone, with a completion, and by key. */
+  CHECK(wt_engine_parse_load_report(e, header, strlen(header), &load) == WT_OK);
+  CHECK(load.present == (WT_RES_CPU | WT_RES_THREAD_POOL | WT_LOAD_EPS) && load.cpu == 0.4);
+  CHECK(wt_engine_parse_load_report(e, "TEXT x=1", 8, &load) == WT_ERR_BAD_LOAD_REPORT);
+  CHECK(strstr(wt_last_error(), "\"x\" is not a field") != NULL);
+  CHECK(strcmp(wt_status_name(WT_ERR_BAD_LOAD_REPORT), "WT_ERR_BAD_LOAD_REPORT") == 0);
+  CHECK(wt_service_pick(s, &pick) == WT_OK);
+  CHECK(wt_service_complete_with_load(s, &pick, 4.0, WT_OUTCOME_SUCCESS, header,
+                                      strlen(header)) == WT_OK);
+  CHECK(wt_service_report_load_key(s, key, header, strlen(header)) == WT_OK);
+  CHECK(strcmp(wt_event_type_name(WT_EVENT_SOURCE_STALE), "source_stale") == 0);
   CHECK(wt_service_pick_pinned(s, &pick, pin_counter, &pins) == WT_OK && pins == 1);
   CHECK(wt_service_cancel(s, &pick) == WT_OK);
   CHECK(released[0] + released[1] + released[2] == 0); /* the set is still in force */

@@ -1,8 +1,10 @@
 // The key table (core/src/config/keys.cc) against everything that repeats it: the Config struct,
 // docs/config.schema.json and docs/config.md; and the round trip through ConfigToJson. A key
 // added to one of them and forgotten in another fails here.
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <functional>
 #include <limits>
 #include <map>
 #include <set>
@@ -11,6 +13,7 @@
 #include <variant>
 #include <vector>
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
@@ -55,6 +58,11 @@ Config EveryFieldChanged() {
   c.slow_start = {45000, 0.2, 1.5};
   c.picker = {PickMode::kLoadAware, 2000, 250, 0.05};
   c.events = {4096};
+  c.load_report = {ResourceSource::kClient, 2500, "tomcat_busy", "hikari-active"};
+  c.sources.prometheus = {"http://127.0.0.1:9090", 1000, 500, 4000, "pod",
+                          {"process_cpu_usage", "jvm_memory_used_bytes / jvm_memory_max_bytes",
+                           "tomcat_threads_busy_threads / tomcat_threads_config_max_threads",
+                           "hikaricp_connections_active / hikaricp_connections_max"}};
   c.limits = {65536, 16, 1000, 120000.5};
   c.exports = {"/run/weighted/{service}-{pid}.state", "0640", "orders \"eu\"", 600, 4096};
   return c;
@@ -80,7 +88,7 @@ TEST(ConfigRoundTrip, WritesEveryKey) {
   const json j = json::parse(ConfigToJson(DefaultConfig()));
   const std::set<std::string> top = {"profile", "seed",   "controller", "window", "rules",
                                      "isolation", "panic", "slow_start", "picker", "events",
-                                     "limits", "export"};
+                                      "load_report", "sources", "limits", "export"};
   std::set<std::string> got;
   for (const auto& [k, v] : j.items()) got.insert(k);
   EXPECT_EQ(got, top);
@@ -93,6 +101,10 @@ TEST(ConfigRoundTrip, WritesEveryKey) {
   EXPECT_EQ(j["events"].size(), 1u);
   EXPECT_EQ(j["limits"].size(), 4u);
   EXPECT_EQ(j["export"].size(), 5u);
+  EXPECT_EQ(j["load_report"].size(), 4u);
+  EXPECT_EQ(j["sources"].size(), 1u);
+  EXPECT_EQ(j["sources"]["prometheus"].size(), 6u);
+  EXPECT_EQ(j["sources"]["prometheus"]["queries"].size(), 4u);
   // S-W2, spelled exactly as docs/config.md shows it.
   EXPECT_EQ(j["rules"], json::parse(R"([
       {"metric": "latency_p99", "relative": 2.0, "penalty": 0.3},
@@ -171,14 +183,16 @@ TEST(ConfigDocs, SchemaCoversEveryKeyWithItsDefault) {
 TEST(ConfigDocs, ReferenceMentionsEveryKey) {
   const std::string md = ReadFile("docs/config.md");
   const json j = json::parse(ConfigToJson(DefaultConfig()));
-  for (const auto& [section, value] : j.items()) {
+  std::function<void(const std::string&, const json&)> mention = [&](const std::string& name,
+                                                                     const json& value) {
     if (value.is_object()) {
-      for (const auto& [key, v] : value.items()) {
-        EXPECT_TRUE(Contains(md, "`" + section + "." + key + "`"));
-      }
-    } else if (section != "rules") {
-      EXPECT_TRUE(Contains(md, "`" + section + "`"));
+      for (const auto& [key, v] : value.items()) mention(name + "." + key, v);
+    } else {
+      EXPECT_TRUE(Contains(md, "`" + name + "`"));
     }
+  };
+  for (const auto& [section, value] : j.items()) {
+    if (section != "rules") mention(section, value);
   }
   for (const char* key : {"metric", "threshold", "threshold_ms", "relative", "penalty"}) {
     EXPECT_TRUE(Contains(md, std::string("`rules[].") + key + "`"));
@@ -235,6 +249,32 @@ size_t KeysIn(std::string_view section) {
   return n;
 }
 
+// Keys and sections directly inside `section` (a nested section is a field of its parent).
+size_t MembersOf(std::string_view section) {
+  size_t n = KeysIn(section);
+  for (const config_keys::Section& s : DocumentLayout().sections()) {
+    if (s.name != config_keys::kRulesKey && s.name.size() > section.size() &&
+        s.name.starts_with(section) && s.name[section.size()] == '/' &&
+        s.name.find('/', section.size() + 1) == std::string_view::npos) {
+      ++n;
+    }
+  }
+  return n;
+}
+
+// The schema's node for a section: "/properties/a/properties/b" for "a/b".
+std::string SchemaPointer(std::string_view section) {
+  std::string pointer;
+  size_t at = 0;
+  while (at <= section.size() && !section.empty()) {
+    size_t slash = section.find('/', at);
+    if (slash == std::string_view::npos) slash = section.size();
+    pointer += "/properties/" + std::string(section.substr(at, slash - at));
+    at = slash + 1;
+  }
+  return pointer;
+}
+
 TEST(ConfigKeys, TableIsWellFormed) {
   std::set<std::string> paths;
   size_t in_objects = 0;
@@ -279,10 +319,14 @@ TEST(ConfigKeys, EveryFieldOfConfigHasAKey) {
       {"slow_start", FieldCount<Config::SlowStart>()},
       {"picker", FieldCount<Config::Picker>()},
       {"events", FieldCount<Config::Events>()},
+      {"load_report", FieldCount<Config::LoadReport>()},
+      {"sources", FieldCount<Config::Sources>()},
+      {"sources/prometheus", FieldCount<Config::Sources::Prometheus>()},
+      {"sources/prometheus/queries", FieldCount<Config::Sources::Prometheus::Queries>()},
       {"limits", FieldCount<Config::Limits>()},
       {"export", FieldCount<Config::Export>()},
   };
-  for (const auto& [section, fields] : sections) EXPECT_EQ(KeysIn(section), fields) << section;
+  for (const auto& [section, fields] : sections) EXPECT_EQ(MembersOf(section), fields) << section;
   std::set<std::string_view> layout_sections;
   for (const auto& s : DocumentLayout().objects) {
     if (!s.name.empty() && s.name != config_keys::kRulesKey) layout_sections.insert(s.name);
@@ -291,7 +335,9 @@ TEST(ConfigKeys, EveryFieldOfConfigHasAKey) {
   for (const auto& [section, fields] : sections) struct_sections.insert(section);
   EXPECT_EQ(layout_sections, struct_sections);
   // profile and rules have code of their own; every other field is a key or a section.
-  EXPECT_EQ(FieldCount<Config>(), 2 + KeysIn("") + sections.size());
+  size_t top_sections = 0;
+  for (const auto& [section, fields] : sections) top_sections += section.find('/') == std::string::npos;
+  EXPECT_EQ(FieldCount<Config>(), 2 + KeysIn("") + top_sections);
   // Rule: metric, threshold (threshold_ms for latency metrics), relative, penalty.
   EXPECT_EQ(FieldCount<Rule>(), 4u);
   EXPECT_EQ(RuleKeys().size(), 5u);
@@ -306,13 +352,17 @@ json ExpectedRange(const Key& k) {
   } else if (k.type == KeyType::kInt || k.type == KeyType::kDouble) {
     r[k.range.lo_open ? "exclusiveMinimum" : "minimum"] = k.range.lo;
     if (!std::isinf(k.range.hi)) r[k.range.hi_open ? "exclusiveMaximum" : "maximum"] = k.range.hi;
+  } else if (k.type == KeyType::kString) {
+    r["minLength"] = static_cast<int64_t>(k.range.lo);
+    r["maxLength"] = static_cast<int64_t>(k.range.hi);
   }
   return r;
 }
 
 json SchemaRange(const json& node) {
   json r = json::object();
-  for (const char* word : {"minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"}) {
+  for (const char* word : {"minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum",
+                           "minLength", "maxLength"}) {
     if (node.contains(word)) r[word] = node[word];
   }
   return r;
@@ -342,10 +392,7 @@ TEST(ConfigKeys, SchemaStatesEveryKeyWithTypeRangeAndDefault) {
   const Config defaults = DefaultConfig();
   for (const Key& k : ConfigKeys()) {
     SCOPED_TRACE(k.Path());
-    const std::string pointer =
-        k.section.empty() ? "/properties/" + std::string(k.name)
-                          : "/properties/" + std::string(k.section) + "/properties/" +
-                                std::string(k.name);
+    const std::string pointer = SchemaPointer(k.section) + "/properties/" + std::string(k.name);
     ASSERT_TRUE(schema.contains(json::json_pointer(pointer))) << "not in the schema";
     const json& node = schema[json::json_pointer(pointer)];
     ExpectSchemaType(node, k);
@@ -371,7 +418,7 @@ TEST(ConfigKeys, SchemaHasNoKeyOutsideTheTable) {
     if (s.name.empty()) continue;
     const json& node = s.name == config_keys::kRulesKey
                            ? schema["$defs"]["rule"]
-                           : schema["properties"][std::string(s.name)];
+                           : schema[json::json_pointer(SchemaPointer(s.name))];
     std::set<std::string> keys;
     for (const auto& [name, child] : node["properties"].items()) keys.insert(name);
     EXPECT_EQ(keys, std::set<std::string>(s.names.begin(), s.names.end())) << s.path;
@@ -426,7 +473,7 @@ void ExpectMarkdownRange(const std::string& cell, const Key& k) {
   } else if (k.type == KeyType::kBool) {
     EXPECT_EQ(cell, "");
   } else if (k.type == KeyType::kString) {
-    EXPECT_TRUE(Contains(cell, "at most " + std::to_string(int64_t(k.range.hi)) + " bytes"));
+    EXPECT_EQ(cell, fmt::format("{}..{} bytes", k.range.lo, k.range.hi));
   } else if (k.type == KeyType::kEnum) {
     std::string list;
     for (std::string_view c : k.choices) {
@@ -449,8 +496,9 @@ void ExpectMarkdownRange(const std::string& cell, const Key& k) {
 }
 
 std::string MarkdownName(const Key& k) {
-  return k.section.empty() ? std::string(k.name)
-                           : std::string(k.section) + "." + std::string(k.name);
+  std::string section(k.section);
+  std::replace(section.begin(), section.end(), '/', '.');
+  return section.empty() ? std::string(k.name) : section + "." + std::string(k.name);
 }
 
 TEST(ConfigKeys, ReferenceStatesEveryKeyWithTypeDefaultAndRange) {
@@ -523,7 +571,9 @@ TEST(ConfigKeys, ReaderRejectsValuesOutsideEachRange) {
     SCOPED_TRACE(k.Path());
     std::vector<std::pair<json, std::string>> bad;  // value, expected message after the path
     const auto doc = [&k](const json& v) {
-      return (k.section.empty() ? json{{k.name, v}} : json{{k.section, {{k.name, v}}}}).dump();
+      json d;
+      d[json::json_pointer(k.Path())] = v;
+      return d.dump();
     };
     switch (k.type) {
       case KeyType::kInt: {
@@ -559,11 +609,11 @@ TEST(ConfigKeys, ReaderRejectsValuesOutsideEachRange) {
         break;
       }
       case KeyType::kString: {
-        const auto hi = static_cast<size_t>(k.range.hi);
-        bad = {{1, "must be a string, got 1"},
-               {std::string(hi + 1, '7'), "must be at most " + std::to_string(hi) + " bytes, got " +
-                                               std::to_string(hi + 1)},
-               {"a\tb", "must not contain control characters (byte 0x09 at offset 1)"}};
+        const auto lo = static_cast<size_t>(k.range.lo), hi = static_cast<size_t>(k.range.hi);
+        const std::string range = fmt::format("must be {}..{} bytes long, got ", lo, hi);
+        bad = {{std::string(hi + 1, 'a'), range + std::to_string(hi + 1)},
+               {1, "must be a string, got 1"}};
+        if (lo > 0) bad.emplace_back("", range + "0");
         break;
       }
     }

@@ -154,6 +154,17 @@ TEST_P(ConfigRejects, WithCodeAndMessage) {
   EXPECT_EQ(out.seed, 12345u);
 }
 
+// Paths and names reach file names, messages and logs: no control characters, whichever key.
+INSTANTIATE_TEST_SUITE_P(
+    Text, ConfigRejects,
+    ::testing::Values(
+        BadCase{R"({"export": {"state_file": "/tmp/a\nb.state"}})", WT_ERR_CONFIG_INVALID,
+                "/export/state_file: must not contain control characters"},
+        BadCase{R"({"export": {"service_name": "orders\t1"}})", WT_ERR_CONFIG_INVALID,
+                "/export/service_name: must not contain control characters"},
+        BadCase{R"({"export": {"service_name": "a\u007fb"}})", WT_ERR_CONFIG_INVALID,
+                "/export/service_name: must not contain control characters"}));
+
 INSTANTIATE_TEST_SUITE_P(
     Rules, ConfigRejects,
     ::testing::Values(

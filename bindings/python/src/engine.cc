@@ -150,6 +150,28 @@ class Engine {
     return EventTuple(ev);
   }
 
+  // The fields a load report carries, as the engine's config maps them; nothing is recorded.
+  py::dict ParseLoadReport(py::handle header) {
+    const Text t = TextArg(header, "parse_load_report", "load_report");
+    wt_load_report r = WT_LOAD_REPORT_INIT;
+    Check(wt_engine_parse_load_report(st_->Handle(), t.data, t.size, &r));
+    py::dict out;
+    const struct {
+      uint32_t bit;
+      const char* name;
+      double value;
+    } fields[] = {{WT_RES_CPU, "cpu", r.cpu},
+                  {WT_RES_MEMORY, "memory", r.memory},
+                  {WT_RES_THREAD_POOL, "thread_pool", r.thread_pool},
+                  {WT_RES_CONNECTION_POOL, "connection_pool", r.connection_pool},
+                  {WT_LOAD_RPS, "rps", r.rps},
+                  {WT_LOAD_EPS, "eps", r.eps}};
+    for (const auto& f : fields) {
+      if (r.present & f.bit) out[f.name] = f.value;
+    }
+    return out;
+  }
+
   py::str SnapshotJson() { return TakeText(&wt_engine_snapshot_json); }
   py::str Prometheus() { return TakeText(&wt_engine_prometheus); }
 
@@ -234,6 +256,9 @@ void RegisterEngine(py::module_& m) {
       .def("run_cycle", &Engine::RunCycle, "Runs one controller cycle now.")
       .def("_set_event_callback", &Engine::SetEventCallback, py::arg("fn").none(true))
       .def("_poll_event", &Engine::PollEvent)
+      .def("parse_load_report", &Engine::ParseLoadReport, py::arg("load_report"),
+           "Parses a load report header's value under this engine's config: a dict of the "
+           "fields it carries (cpu, memory, thread_pool, connection_pool, rps, eps).")
       .def("_snapshot_json", &Engine::SnapshotJson)
       .def("prometheus", &Engine::Prometheus,
            "All state in Prometheus text exposition format 0.0.4.");

@@ -244,6 +244,38 @@ class Service {
     }
   }
 
+  // A response's load report (the endpoint-load-metrics header's value, str or bytes; None or
+  // "" for none) recorded with its pick's outcome. A malformed report raises
+  // BadLoadReportError after the outcome was recorded and the pick finished (weighted.h).
+  void CompleteWithLoad(py::handle pick, double latency_ms, py::handle outcome_obj,
+                        py::handle header) {
+    wt_service* s = Handle();
+    const int outcome = ToOutcome(outcome_obj);
+    Text t{nullptr, 0};
+    if (!header.is_none()) t = TextArg(header, "complete_with_load", "load_report");
+    PickObject& p = OpenPick(pick, "complete_with_load");
+    const wt_status status =
+        wt_service_complete_with_load(s, &p.raw, latency_ms, outcome, t.data, t.size);
+    if (status == WT_OK || status == WT_ERR_STALE || status == WT_ERR_BAD_LOAD_REPORT) {
+      p.finished = Finished::kCompleted;
+    }
+    Check(status);
+  }
+
+  // A load report for an endpoint given by id or key (a response seen elsewhere).
+  void ReportLoad(py::handle endpoint, py::handle header) {
+    wt_service* s = Handle();
+    uint64_t key = 0;
+    if (PyLong_Check(endpoint.ptr())) {
+      key = ToKey(endpoint);
+    } else {
+      const Text id = TextArg(endpoint, "report_load", "endpoint");
+      Check(wt_service_endpoint_key(s, CString(id.data, id.size, "endpoint id"), &key));
+    }
+    const Text t = TextArg(header, "report_load", "load_report");
+    Check(wt_service_report_load_key(s, key, t.data, t.size));
+  }
+
   void ReportResources(py::handle id, py::handle cpu, py::handle memory, py::handle thread_pool,
                        py::handle connection_pool) {
     wt_service* s = Handle();
@@ -470,6 +502,13 @@ void RegisterService(py::module_& m) {
            py::arg("cpu") = py::none(), py::arg("memory") = py::none(),
            py::arg("thread_pool") = py::none(), py::arg("connection_pool") = py::none(),
            "Records resource levels (fractions in [0, 1]) for an endpoint.")
+      .def("complete_with_load", &Service::CompleteWithLoad, py::arg("pick"),
+           py::arg("latency_ms"), py::arg("outcome") = 0, py::arg("load_report") = py::none(),
+           "complete() and the response's load report (the endpoint-load-metrics header's "
+           "value) for the same endpoint, in one call.")
+      .def("report_load", &Service::ReportLoad, py::arg("endpoint"), py::arg("load_report"),
+           "Records a server's load report (the endpoint-load-metrics header's value) for an "
+           "endpoint given by id or key.")
       .def("report_batch", &Service::ReportBatch, py::arg("endpoints"), py::arg("latencies_ms"),
            py::arg("outcomes") = 0,
            "Records many outcomes in one call (the GIL is released around it): every valid "

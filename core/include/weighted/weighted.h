@@ -72,7 +72,8 @@ extern "C" {
  * moved the engine's pick bits out of the flags into wt_pick.ticket, returned keys and user
  * pointers from endpoint sets, and added service removal and the callback release hook.
  * 2.1 added the state file (export.state_file) and the monitor that reads it (wt_monitor_*),
- * and WT_ERR_FORMAT. */
+ * WT_ERR_FORMAT, servers' load reports (wt_load_report and the calls that take a header), the
+ * status WT_ERR_BAD_LOAD_REPORT and the metric-source events. */
 #define WT_VERSION_NUMBER (WT_VERSION_MAJOR * 10000 + WT_VERSION_MINOR * 100 + WT_VERSION_PATCH)
 
 /* The version of the library actually loaded, as WT_VERSION_NUMBER computes it. */
@@ -103,6 +104,8 @@ typedef enum wt_status {
   WT_ERR_FORMAT = 12,          /* 2.1: a state file this library does not understand (another
                                   format version, a bad magic, sizes or contents that do not
                                   fit); the message says which check failed */
+  WT_ERR_BAD_LOAD_REPORT = 13, /* 2.1: a server's load report header is malformed; the message
+                                  says which entry, at which offset, and why */
   WT_ERR_INTERNAL = 99         /* a bug: please report it with the message */
 } wt_status;
 
@@ -366,6 +369,59 @@ WT_API wt_status wt_service_report_resources(wt_service* service, const char* en
                                              const wt_resources* resources);
 
 /* ---------------------------------------------------------------------------------------------
+ * Servers' load reports (2.1)
+ *
+ * A server that knows its own load says so on each response, in the `endpoint-load-metrics`
+ * header gRPC, Envoy and vLLM use over HTTP (ORCA; fields of xds.data.orca.v3.OrcaLoadReport):
+ *   TEXT cpu_utilization=0.3, mem_utilization=0.5, rps_fractional=120, eps=2,
+ *        named_metrics.thread_pool=0.9
+ *   JSON {"cpu_utilization": 0.3, "named_metrics": {"thread_pool": 0.9}}
+ * cpu_utilization feeds cpu (capped at 1: ORCA lets it pass a soft limit), mem_utilization
+ * memory, and the named_metrics or utilization entries the config names
+ * (load_report.thread_pool_metric, load_report.connection_pool_metric) the two pools. Values
+ * reported so are the server's: they feed the same window as wt_service_report_resources, and
+ * load_report.prefer says which of the two the rules read when both are fresh; one older than
+ * load_report.max_age_ms is not used. Pass the header's value only, without its name. A value
+ * over 4096 bytes or with more than 64 metrics is refused, so a parse is bounded.
+ * ------------------------------------------------------------------------------------------- */
+
+enum {
+  WT_LOAD_RPS = 1u << 4, /* wt_load_report.rps carries a value (beside the WT_RES_* bits) */
+  WT_LOAD_EPS = 1u << 5  /* wt_load_report.eps carries a value */
+};
+
+typedef struct wt_load_report {
+  uint32_t size;    /* sizeof(wt_load_report): WT_LOAD_REPORT_INIT */
+  uint32_t present; /* WT_RES_* and WT_LOAD_* bits: which fields below carry a value */
+  double cpu;       /* fractions in [0, 1] */
+  double memory;
+  double thread_pool;
+  double connection_pool;
+  double rps;       /* the server's own requests per second (rps_fractional, else rps) */
+  double eps;       /* and errors per second */
+} wt_load_report;
+#define WT_LOAD_REPORT_INIT {sizeof(wt_load_report), 0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0}
+
+/* Parses a header value under the engine's config (which named metrics are the pools) without
+ * recording anything. WT_ERR_BAD_LOAD_REPORT names the entry, its byte offset and the reason. */
+WT_API wt_status wt_engine_parse_load_report(wt_engine* engine, const char* header, size_t len,
+                                             wt_load_report* out);
+
+/* wt_service_complete() and, when `header` is not NULL and `len` > 0, the response's load report
+ * recorded for the same endpoint: one call per response. A malformed report is counted (the
+ * snapshot's bad_load_reports) and returns WT_ERR_BAD_LOAD_REPORT with its message; the pick is
+ * finished and its outcome recorded all the same (the one exception to "state as it was": the
+ * outcome is what the caller observed, the report only what the server said). Any other error
+ * is complete()'s, and then nothing is recorded. */
+WT_API wt_status wt_service_complete_with_load(wt_service* service, const wt_pick* pick,
+                                               double latency_ms, int outcome,
+                                               const char* header, size_t len);
+
+/* Records a load report for the endpoint with `key` (for a response seen elsewhere). */
+WT_API wt_status wt_service_report_load_key(wt_service* service, uint64_t key,
+                                            const char* header, size_t len);
+
+/* ---------------------------------------------------------------------------------------------
  * Events
  * ------------------------------------------------------------------------------------------- */
 
@@ -380,7 +436,12 @@ typedef enum wt_event_type {
   WT_EVENT_ENDPOINT_ADDED = 7,
   WT_EVENT_ENDPOINT_REMOVED = 8,
   WT_EVENT_CONFIG_RELOADED = 9,
-  WT_EVENT_SERVICE_REMOVED = 10 /* wt_service_remove(); `endpoint` is "" */
+  WT_EVENT_SERVICE_REMOVED = 10, /* wt_service_remove(); `endpoint` is "" */
+  /* 2.1: a metric source of the engine's (config `sources`) has had no successful poll for its
+   * stale_ms, and the first successful poll after that. `service` and `endpoint` are "";
+   * `reason` is {"source": "prometheus", "age_ms": ..., "error": "..."}. */
+  WT_EVENT_SOURCE_STALE = 11,
+  WT_EVENT_SOURCE_FRESH = 12
 } wt_event_type;
 
 typedef struct wt_event {
@@ -398,7 +459,8 @@ typedef struct wt_event {
 
 /* Called for every event, in order: from the controller thread (real clock), from the thread
  * inside wt_engine_advance()/wt_engine_run_cycle() (after the cycles it ran), or from the thread
- * whose wt_service_set_endpoints()/wt_engine_reload() caused the event. It runs after the engine
+ * whose wt_service_set_endpoints()/wt_engine_reload() caused the event, or (2.1) from the
+ * thread of the metric source whose freshness changed (WT_EVENT_SOURCE_*). It runs after the engine
  * has released its locks, so it may pick, report, advance or reload; events those calls raise are
  * delivered after the running callback returns, in order, on the same thread. It must not call
  * wt_engine_destroy(); wt_engine_set_event_callback() from inside it is refused

@@ -25,6 +25,7 @@ template <> constexpr const char* TypeName<wt_endpoints_options>() { return "wt_
 template <> constexpr const char* TypeName<wt_report>() { return "wt_report"; }
 template <> constexpr const char* TypeName<wt_resources>() { return "wt_resources"; }
 template <> constexpr const char* TypeName<wt_event>() { return "wt_event"; }
+template <> constexpr const char* TypeName<wt_load_report>() { return "wt_load_report"; }
 
 template <typename Fn>
 wt_status Call(const char* where, Fn&& fn) noexcept {

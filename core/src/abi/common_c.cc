@@ -99,6 +99,7 @@ WT_API const char* wt_status_name(int status) {
     case WT_ERR_NO_MEMORY: return "WT_ERR_NO_MEMORY";
     case WT_ERR_DUPLICATE: return "WT_ERR_DUPLICATE";
     case WT_ERR_FORMAT: return "WT_ERR_FORMAT";
+    case WT_ERR_BAD_LOAD_REPORT: return "WT_ERR_BAD_LOAD_REPORT";
     case WT_ERR_INTERNAL: return "WT_ERR_INTERNAL";
   }
   return "WT_UNKNOWN_STATUS";

@@ -139,6 +139,34 @@ WT_API wt_status wt_engine_poll_event(wt_engine* engine, wt_event* out, int* out
   });
 }
 
+WT_API wt_status wt_engine_parse_load_report(wt_engine* engine, const char* header, size_t len,
+                                             wt_load_report* out) {
+  constexpr const char* where = "wt_engine_parse_load_report";
+  return Call(where, [&]() -> Status {
+    Status s = CheckEngine(where, engine);
+    if (!s.ok()) return s;
+    if (!header) return NullArg(where, "header");
+    if (!out) return NullArg(where, "out");
+    s = CheckSize(where, "out", *out);
+    if (!s.ok()) return s;
+    const auto cfg = AsEngine(engine)->config();
+    LoadReport r;
+    s = ParseLoadReport(where, std::string_view(header, len),
+                        {cfg->load_report.thread_pool_metric,
+                         cfg->load_report.connection_pool_metric},
+                        &r);
+    if (!s.ok()) return s;
+    out->present = r.present;
+    out->cpu = r.resources[0];
+    out->memory = r.resources[1];
+    out->thread_pool = r.resources[2];
+    out->connection_pool = r.resources[3];
+    out->rps = r.rps;
+    out->eps = r.eps;
+    return Status::Ok();
+  });
+}
+
 WT_API wt_status wt_engine_snapshot_json(wt_engine* engine, char** out_json, size_t* out_len) {
   return Call("wt_engine_snapshot_json", [&]() -> Status {
     Status s = CheckEngine("wt_engine_snapshot_json", engine);

@@ -161,6 +161,28 @@ WT_API wt_status wt_service_report_resources(wt_service* service, const char* en
   });
 }
 
+WT_API wt_status wt_service_complete_with_load(wt_service* service, const wt_pick* pick,
+                                               double latency_ms, int outcome,
+                                               const char* header, size_t len) {
+  constexpr const char* where = "wt_service_complete_with_load";
+  return ServiceCall(where, service, [&](Service* svc) -> Status {
+    if (!pick) return NullArg(where, "pick");
+    if (!SizeOk(*pick)) [[unlikely]] return SizeTooSmall(where, "pick", *pick);
+    if (!header && len > 0) return NullArg(where, "header");
+    return svc->FinishWithLoad(where, *pick, latency_ms, outcome,
+                               header ? std::string_view(header, len) : std::string_view());
+  });
+}
+
+WT_API wt_status wt_service_report_load_key(wt_service* service, uint64_t key,
+                                            const char* header, size_t len) {
+  constexpr const char* where = "wt_service_report_load_key";
+  return ServiceCall(where, service, [&](Service* svc) -> Status {
+    if (!header) return NullArg(where, "header");
+    return svc->ReportLoadKey(where, key, std::string_view(header, len));
+  });
+}
+
 WT_API wt_status wt_service_endpoint_key(wt_service* service, const char* id, uint64_t* out_key) {
   constexpr const char* where = "wt_service_endpoint_key";
   return ServiceCall(where, service, [&](Service* svc) -> Status {

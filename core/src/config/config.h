@@ -57,6 +57,13 @@ enum class StepLimit : uint8_t {
   kBoth,           // article profile: every change is at most max_step, then a cooldown
 };
 
+// Which report of a resource the rules read when both the client (wt_service_report_resources)
+// and the server (a load report header, the Prometheus source) have a fresh one.
+enum class ResourceSource : uint8_t {
+  kServer,  // the server's own figure wins: it measures itself, the client only guesses
+  kClient,  // the caller's report wins; server reports fill the resources it does not report
+};
+
 enum class PickMode : uint8_t {
   kWeighted,   // exact: frequencies equal weights in expectation (alias table)
   kLoadAware,  // two candidates drawn by weight; lower (in_flight + 1) x latency EWMA wins
@@ -118,6 +125,36 @@ struct Config {
   struct Events {
     uint32_t queue_capacity = 1024;
   } events;
+
+  // Load reports servers send on their responses (the endpoint-load-metrics header, ORCA's
+  // fields): which resources they feed and how long a report counts.
+  struct LoadReport {
+    ResourceSource prefer = ResourceSource::kServer;
+    // A server-reported resource whose last report is older than this is not used (the client's
+    // own report, if any, is): a backend that stopped reporting must not be judged on a figure
+    // from before. Two cycles of the default interval: a report on every response arrives far
+    // more often, and a poll every interval_ms of the Prometheus source still fits.
+    int64_t max_age_ms = 10000;
+    // The named_metrics (or utilization) entries that carry the two pools; ORCA names neither.
+    std::string thread_pool_metric = "thread_pool";
+    std::string connection_pool_metric = "connection_pool";
+  } load_report;
+
+  // Metric sources the engine polls itself, on a thread of its own.
+  struct Sources {
+    struct Prometheus {
+      std::string url;  // "" = off; e.g. "http://127.0.0.1:9090"
+      int64_t interval_ms = 5000;
+      int64_t timeout_ms = 2000;  // one HTTP request; at most interval_ms
+      // A source with no successful poll for this long is stale: an event, and the snapshot
+      // says so. Three polls missed, so one slow answer is not an alert.
+      int64_t stale_ms = 15000;
+      std::string label = "instance";  // the series label whose value is an endpoint id
+      struct Queries {  // PromQL instant queries, one per resource; "" = not queried
+        std::string cpu, memory, thread_pool, connection_pool;
+      } queries;
+    } prometheus;
+  } sources;
 
   // The state file (export/state_file.h): a memory-mapped copy of the engine's state that other
   // processes attach to. Off while `state_file` is empty.

@@ -2,7 +2,9 @@
 // and the checks that need more than one key. The generic reading (positions, paths, types) is
 // in config_reader.cc.
 #include <initializer_list>
+#include <optional>
 #include <variant>
+#include <vector>
 
 #include "config/config.h"
 #include "config/config_reader.h"
@@ -86,11 +88,17 @@ void ReadKey(const Node& n, const Key& k, Config& c) {
     case KeyType::kEnum:
       v = static_cast<int64_t>(ReadChoice(n, k.choices));
       break;
-    case KeyType::kString:
-      v = ReadString(n, static_cast<size_t>(k.range.hi));
+    case KeyType::kString: {
+      std::string text = ReadString(n, static_cast<size_t>(k.range.lo),
+                                    static_cast<size_t>(k.range.hi));
+      if (k.check) {
+        if (const std::string_view why = k.check(text); !why.empty()) n.Fail(std::string(why));
+      }
+      v = std::move(text);
       break;
+    }
   }
-  k.field.set(c, v);
+  k.field.set(c, std::move(v));
 }
 
 // Objects and keys in document order, so that of two errors the same one is reported first.
@@ -99,9 +107,16 @@ void ReadSections(const Node& root, Config& c) {
   for (const Key* k : layout.top().keys) {
     if (auto n = root.Get(k->name)) ReadKey(*n, *k, c);
   }
-  for (const config_keys::Section& section : layout.sections()) {
-    const auto s = root.Get(section.name);
+  // Each object's node, by its index in the layout: a nested section is read from its parent's.
+  std::vector<std::optional<Node>> nodes(layout.objects.size());
+  nodes[0] = root;
+  for (size_t i = 1; i < layout.objects.size(); ++i) {
+    const config_keys::Section& section = layout.objects[i];
+    const std::optional<Node>& parent = nodes[section.parent];
+    if (!parent) continue;
+    const auto s = parent->Get(section.leaf);
     if (!s) continue;
+    nodes[i] = s;
     if (section.name == config_keys::kRulesKey) {
       c.rules = ReadRules(*s, section.names);
       continue;
@@ -161,6 +176,26 @@ void CheckConsistency(const json& doc, const Config& c) {
                               "than exit_min_probes ({}): it could never leave isolation on "
                               "healthy probes (S-S3)",
                               guaranteed_probes, c.isolation.exit_min_probes));
+  }
+  const Config::Sources::Prometheus& prom = c.sources.prometheus;
+  if (prom.timeout_ms > prom.interval_ms) {
+    Contradiction(doc, {"/sources/prometheus/timeout_ms", "/sources/prometheus/interval_ms"},
+                  fmt::format("sources.prometheus.timeout_ms ({}) is longer than interval_ms ({}): "
+                              "one poll's queries could still run when the next is due",
+                              prom.timeout_ms, prom.interval_ms));
+  }
+  if (prom.stale_ms < prom.interval_ms) {
+    Contradiction(doc, {"/sources/prometheus/stale_ms", "/sources/prometheus/interval_ms"},
+                  fmt::format("sources.prometheus.stale_ms ({}) is shorter than interval_ms ({}): "
+                              "the source would be stale between any two polls",
+                              prom.stale_ms, prom.interval_ms));
+  }
+  const auto& q = prom.queries;
+  if (!prom.url.empty() && q.cpu.empty() && q.memory.empty() && q.thread_pool.empty() &&
+      q.connection_pool.empty()) {
+    Contradiction(doc, {"/sources/prometheus/queries", "/sources/prometheus/url"},
+                  "sources.prometheus.url is set but no query is: give at least one of "
+                  "queries.cpu, memory, thread_pool, connection_pool");
   }
   for (size_t i = 0; i < c.rules.size(); ++i) {
     const Rule& r = c.rules[i];
@@ -256,7 +291,7 @@ std::string ConfigToJson(const Config& c) {
   const auto write = [&c](const Key& k) -> ojson {
     const Value v = k.field.get(c);
     if (k.type == KeyType::kEnum) return k.choices[std::get<int64_t>(v)];
-    return std::visit([](auto x) { return ojson(x); }, v);
+    return std::visit([](const auto& x) { return ojson(x); }, v);
   };
   ojson j;
   j[config_keys::kProfileKey] = c.profile;
@@ -265,6 +300,10 @@ std::string ConfigToJson(const Config& c) {
   for (const config_keys::Section& section : layout.sections()) {
     ojson out = section.name == config_keys::kRulesKey ? ojson::array() : ojson::object();
     for (const Key* k : section.keys) out[k->name] = write(*k);
+    if (section.parent != 0) {  // written after its parent, into it
+      j[ojson::json_pointer(section.path)] = std::move(out);
+      continue;
+    }
     if (section.name == config_keys::kRulesKey) {
       for (const Rule& r : c.rules) {
         ojson rule = {{"metric", MetricName(r.metric)}};

@@ -306,18 +306,14 @@ bool ReadBool(const Node& n) {
   return n.v().get<bool>();
 }
 
-std::string ReadString(const Node& n, size_t max_bytes) {
+std::string ReadString(const Node& n, size_t min_bytes, size_t max_bytes) {
   if (!n.v().is_string()) n.Fail(fmt::format("must be a string, got {}", Show(n.v())));
-  const std::string& s = n.v().get_ref<const std::string&>();
-  if (s.size() > max_bytes) {
-    n.Fail(fmt::format("must be at most {} bytes, got {}", max_bytes, s.size()));
+  const auto& s = n.v().get_ref<const std::string&>();
+  if (s.size() < min_bytes || s.size() > max_bytes) {
+    n.Fail(fmt::format("must be {}..{} bytes long, got {}", min_bytes, max_bytes, s.size()));
   }
-  for (size_t i = 0; i < s.size(); ++i) {
-    const auto c = static_cast<unsigned char>(s[i]);
-    if (c < 0x20 || c == 0x7f) {
-      n.Fail(fmt::format("must not contain control characters (byte {:#04x} at offset {})", c, i));
-    }
-  }
+  // nlohmann's parser has checked the UTF-8 already; a NUL would cut the text short in C.
+  if (s.find('\0') != std::string::npos) n.Fail("must not hold a NUL character");
   return s;
 }
 

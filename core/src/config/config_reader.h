@@ -89,9 +89,8 @@ double ReadDouble(const Node& n, Range range);
 int64_t ReadInt(const Node& n, int64_t lo, int64_t hi);
 uint64_t ReadUint64(const Node& n);
 bool ReadBool(const Node& n);
-// A string of at most max_bytes bytes of UTF-8, without control characters (a path or a name
-// that reaches messages and file names).
-std::string ReadString(const Node& n, size_t max_bytes);
+// A string of min_bytes..max_bytes bytes without NUL.
+std::string ReadString(const Node& n, size_t min_bytes, size_t max_bytes);
 
 // The index in `names` of a string value; else fails listing them.
 size_t ReadChoice(const Node& n, std::span<const std::string_view> names);

@@ -30,12 +30,64 @@ static_assert(static_cast<int>(StepLimit::kBoth) == 1);
 constexpr std::string_view kPickModeNames[] = {"weighted", "load_aware"};
 static_assert(static_cast<int>(PickMode::kWeighted) == 0);
 static_assert(static_cast<int>(PickMode::kLoadAware) == 1);
+constexpr std::string_view kResourceSourceNames[] = {"server", "client"};
+static_assert(static_cast<int>(ResourceSource::kServer) == 0);
+static_assert(static_cast<int>(ResourceSource::kClient) == 1);
 
-// The document's sections in the order ConfigToJson writes them; "rules" is the array of rule
-// objects, read and written by config_json.cc's own code.
-constexpr std::string_view kSectionNames[] = {"controller", "window", "rules",  "isolation",
-                                              "panic",      "slow_start", "picker", "events",
-                                              "limits", "export"};
+// The document's sections in the order ConfigToJson writes them, a nested one after its parent
+// (named by its path); "rules" is the array of rule objects, read and written by
+// config_json.cc's own code.
+constexpr std::string_view kSectionNames[] = {
+    "controller", "window", "rules",   "isolation",          "panic",
+    "slow_start", "picker", "events",  "load_report",        "sources",
+    "sources/prometheus",   "sources/prometheus/queries",    "limits",
+    "export"};
+
+// Names that go into a header or a Prometheus label: what the two grammars allow.
+std::string_view MetricNameProblem(std::string_view v) {
+  for (char ch : v) {
+    const bool ok = (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
+                    (ch >= '0' && ch <= '9') || ch == '_' || ch == '-' || ch == '.';
+    if (!ok) return "may hold only letters, digits, '_', '-' and '.' (it is matched in a header)";
+  }
+  return "";
+}
+std::string_view LabelNameProblem(std::string_view v) {
+  for (size_t i = 0; i < v.size(); ++i) {
+    const char ch = v[i];
+    const bool ok = (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || ch == '_' ||
+                    (i > 0 && ch >= '0' && ch <= '9');
+    if (!ok) return "is not a Prometheus label name ([a-zA-Z_][a-zA-Z0-9_]*)";
+  }
+  return "";
+}
+std::string_view UrlProblem(std::string_view v) {
+  if (v.empty() || v.starts_with("http://") || v.starts_with("https://")) {
+    for (char ch : v) {
+      if (static_cast<unsigned char>(ch) <= ' ' || ch == 0x7f) {
+        return "must not hold spaces or control characters";
+      }
+    }
+    return "";
+  }
+  return "must start with http:// or https:// (or be \"\" to turn the source off)";
+}
+std::string_view QueryProblem(std::string_view v) {
+  for (char ch : v) {
+    if (static_cast<unsigned char>(ch) < ' ' && ch != '\t' && ch != '\n') {
+      return "must not hold control characters";
+    }
+  }
+  return "";
+}
+// Paths and names that reach file names and messages.
+std::string_view ControlProblem(std::string_view v) {
+  for (size_t i = 0; i < v.size(); ++i) {
+    const auto c = static_cast<unsigned char>(v[i]);
+    if (c < 0x20 || c == 0x7f) return "must not contain control characters";
+  }
+  return "";
+}
 
 // Every integer key has a closed range: ReadInt takes its two ends.
 constexpr Range Ints(int64_t lo, int64_t hi) {
@@ -61,10 +113,19 @@ template <auto... kPath>
 constexpr Key Bool(std::string_view section, std::string_view name, std::string_view doc) {
   return Make(section, name, KeyType::kBool, {}, {}, FieldAt<kPath...>(), doc);
 }
+// A string of lo..hi bytes; `check` refuses what the length alone does not.
+template <auto... kPath>
+constexpr Key Str(std::string_view section, std::string_view name, int64_t lo, int64_t hi,
+                  std::string_view (*check)(std::string_view), std::string_view doc) {
+  Key k = Make(section, name, KeyType::kString, Ints(lo, hi), {}, FieldAt<kPath...>(), doc);
+  k.check = check;
+  return k;
+}
+// Text of at most max_bytes without control characters (a path or a name).
 template <auto... kPath>
 constexpr Key Text(std::string_view section, std::string_view name, int64_t max_bytes,
                    std::string_view doc) {
-  return Make(section, name, KeyType::kString, Ints(0, max_bytes), {}, FieldAt<kPath...>(), doc);
+  return Str<kPath...>(section, name, 0, max_bytes, ControlProblem, doc);
 }
 template <auto... kPath>
 constexpr Key Enum(std::string_view section, std::string_view name,
@@ -82,6 +143,12 @@ constexpr auto kPicker = &C::picker;
 constexpr auto kEvents = &C::events;
 constexpr auto kLimits = &C::limits;
 constexpr auto kExport = &C::exports;
+constexpr auto kLoadReport = &C::load_report;
+constexpr auto kSources = &C::sources;
+constexpr auto kProm = &C::Sources::prometheus;
+constexpr auto kQueries = &C::Sources::Prometheus::queries;
+using Prom = C::Sources::Prometheus;
+constexpr int64_t kMaxQueryBytes = 4096;
 
 constexpr Key kKeys[] = {
     // [0, 2^64): every uint64_t, as ReadUint64 reads it.
@@ -137,6 +204,39 @@ constexpr Key kKeys[] = {
     Int<kEvents, &C::Events::queue_capacity>("events", "queue_capacity", 1, kMaxCount,
         "events kept for polling; when full the oldest are dropped and counted"),
 
+    Enum<kLoadReport, &C::LoadReport::prefer>("load_report", "prefer", kResourceSourceNames,
+        "which report of a resource the rules read when the server and the client both have one"),
+    Int<kLoadReport, &C::LoadReport::max_age_ms>("load_report", "max_age_ms", 1, kDayMs,
+        "a server-reported resource older than this is not used"),
+    Str<kLoadReport, &C::LoadReport::thread_pool_metric>("load_report", "thread_pool_metric", 1,
+        128, MetricNameProblem,
+        "the named_metrics or utilization entry of a load report that is the thread pool"),
+    Str<kLoadReport, &C::LoadReport::connection_pool_metric>("load_report",
+        "connection_pool_metric", 1, 128, MetricNameProblem,
+        "the named_metrics or utilization entry of a load report that is the connection pool"),
+
+    Str<kSources, kProm, &Prom::url>("sources/prometheus", "url", 0, 2048, UrlProblem,
+        "the Prometheus server's base URL; \"\" turns the source off"),
+    Int<kSources, kProm, &Prom::interval_ms>("sources/prometheus", "interval_ms", 100, kDayMs,
+        "time between two polls"),
+    Int<kSources, kProm, &Prom::timeout_ms>("sources/prometheus", "timeout_ms", 10, kDayMs,
+        "longest one query may take; at most interval_ms"),
+    Int<kSources, kProm, &Prom::stale_ms>("sources/prometheus", "stale_ms", 100, kDayMs,
+        "no successful poll for this long makes the source stale (an event)"),
+    Str<kSources, kProm, &Prom::label>("sources/prometheus", "label", 1, 128, LabelNameProblem,
+        "the series label whose value is the endpoint id"),
+    Str<kSources, kProm, kQueries, &Prom::Queries::cpu>("sources/prometheus/queries", "cpu", 0,
+        kMaxQueryBytes, QueryProblem, "PromQL for CPU use, a fraction per endpoint"),
+    Str<kSources, kProm, kQueries, &Prom::Queries::memory>("sources/prometheus/queries",
+        "memory", 0, kMaxQueryBytes, QueryProblem,
+        "PromQL for memory use, a fraction per endpoint"),
+    Str<kSources, kProm, kQueries, &Prom::Queries::thread_pool>("sources/prometheus/queries",
+        "thread_pool", 0, kMaxQueryBytes, QueryProblem,
+        "PromQL for thread-pool use (busy / max) per endpoint"),
+    Str<kSources, kProm, kQueries, &Prom::Queries::connection_pool>(
+        "sources/prometheus/queries", "connection_pool", 0, kMaxQueryBytes, QueryProblem,
+        "PromQL for connection-pool use (in use / max) per endpoint"),
+
     Int<kLimits, &C::Limits::max_config_bytes>("limits", "max_config_bytes", kMinConfigBytes,
         kBuiltInConfigBytes, "largest config document; can only be lowered"),
     Int<kLimits, &C::Limits::max_services>("limits", "max_services", 1, kMaxCount,
@@ -182,15 +282,25 @@ Layout BuildLayout() {
   Layout layout;
   auto& objects = layout.objects;
   objects.reserve(1 + std::size(kSectionNames));
-  Section& top = objects.emplace_back(Section{"", "", {kSchemaKey, kProfileKey}, {}});
+  Section& top = objects.emplace_back(Section{"", "", {kSchemaKey, kProfileKey}, {}, "", 0});
   for (const Key& k : kKeys) {
     if (!k.section.empty()) continue;
     top.names.push_back(k.name);
     top.keys.push_back(&k);
   }
-  top.names.insert(top.names.end(), std::begin(kSectionNames), std::end(kSectionNames));
   for (std::string_view name : kSectionNames) {
-    Section& s = objects.emplace_back(Section{name, "/" + std::string(name), {}, {}});
+    const size_t slash = name.rfind('/');
+    size_t parent = 0;
+    std::string_view leaf = name;
+    if (slash != std::string_view::npos) {
+      leaf = name.substr(slash + 1);
+      for (size_t i = 1; i < objects.size(); ++i) {
+        if (objects[i].name == name.substr(0, slash)) parent = i;
+      }
+      if (parent == 0) throw std::logic_error("section " + std::string(name) + " before its parent");
+    }
+    objects[parent].names.push_back(leaf);
+    Section& s = objects.emplace_back(Section{name, "/" + std::string(name), {}, {}, leaf, parent});
     if (name == kRulesKey) {
       s.path += "/N";
       for (const Key& k : kRuleKeys) s.names.push_back(k.name);

@@ -27,7 +27,7 @@ enum class KeyType : uint8_t {
   kDouble,  // a finite number in `range`
   kBool,
   kEnum,    // one of `choices`, stored as the enum whose value is the choice's index
-  kString,  // text of at most range.hi bytes, without control characters
+  kString,  // UTF-8 text of range.lo..range.hi bytes, further checked by `check` when it has one
 };
 
 // A key's value on its way between a document and a Config. One alternative per kind of storage:
@@ -48,8 +48,13 @@ struct Key {
   std::span<const std::string_view> choices;  // kEnum only: the JSON spellings, by enum value
   Field field;
   std::string_view doc;  // one line; the schema's and docs/config.md's wording may be longer
+  // kString only, may be null: why a string of the right length is still refused ("" if it is
+  // fine). The schema states the same rule as a "pattern".
+  std::string_view (*check)(std::string_view) = nullptr;
 
-  std::string Path() const;  // the JSON pointer: "/controller/interval_ms"
+  // The JSON pointer: "/controller/interval_ms". `section` is itself a pointer without its
+  // leading "/" ("sources/prometheus"): sections may nest.
+  std::string Path() const;
 };
 
 // The simple keys in document order (the order ConfigToJson writes them).
@@ -67,14 +72,19 @@ inline constexpr std::string_view kRulesKey = "rules";
 
 // One object of the document: the top level, a section, or a rule (path "/rules/N").
 struct Section {
-  std::string_view name;                // "" for the top level
+  std::string_view name;                // "" for the top level; "sources/prometheus" nested
   std::string path;                     // its JSON pointer, "N" for any array index
   std::vector<std::string_view> names;  // every key it may hold, for ExpectObject and the hints
   std::vector<const Key*> keys;         // its simple keys, in document order
+  // The part of `name` after its parent's ("prometheus"), and the parent's index in
+  // Layout::objects (0, the top level, for a top-level section).
+  std::string_view leaf;
+  size_t parent = 0;
 };
 
 // The document's objects derived from the tables: top level first, then the sections in
-// document order with the rule objects in the place of "rules". Built once, never changed.
+// document order with the rule objects in the place of "rules", each nested section right after
+// its parent. Built once, never changed.
 struct Layout {
   Layout() = default;
   Layout(Layout&&) = default;
@@ -91,7 +101,7 @@ const Layout& DocumentLayout();
 // Building blocks of the tables (keys.cc), public so the tests can use them on any Config.
 
 template <typename T>
-Value ToValue(T v) {
+Value ToValue(const T& v) {
   if constexpr (std::is_same_v<T, std::string>) {
     return v;
   } else if constexpr (std::is_enum_v<T>) {
@@ -111,13 +121,12 @@ T FromValue(Value v) {
   if constexpr (std::is_same_v<T, std::string>) {
     return std::get<std::string>(std::move(v));
   } else {
-    return std::visit([](auto x) -> T {
-      if constexpr (std::is_same_v<decltype(x), std::string>) {
-        throw std::logic_error("a text value for a number field");
-      } else {
-        return static_cast<T>(x);
-      }
-    }, v);
+    return std::visit(
+        [](auto x) -> T {
+          if constexpr (std::is_same_v<decltype(x), std::string>) return T{};  // never: typed
+          else return static_cast<T>(x);
+        },
+        v);
   }
 }
 

@@ -19,6 +19,38 @@ void WindowJson(const WindowStats& s, JsonWriter& w) {
     if (s.resource_known[i]) w.Double(s.resources[i]);
     else w.Null();
   }
+  // Which report each value the rules read came from, and the servers' own window averages.
+  w.EndObject().Key("resource_origin").BeginObject();
+  for (int i = 0; i < kResources; ++i) w.Key(ResourceName(i)).String(OriginName(s.resource_origin[i]));
+  w.EndObject().Key("server_resources").BeginObject();
+  for (int i = 0; i < kResources; ++i) {
+    w.Key(ResourceName(i));
+    if (s.server_known[i]) w.Double(s.server_resources[i]);
+    else w.Null();
+  }
+  w.EndObject().EndObject();
+}
+
+// The servers' reports on this endpoint: how many, how many refused, the last rates and ages.
+void ServerReportJson(const HotStats& h, int64_t now, JsonWriter& w) {
+  const auto age = [&](int64_t at) -> JsonWriter& {
+    return at == INT64_MIN ? w.Null() : w.Int((now - at) / kNsPerMs);
+  };
+  w.BeginObject().Key("reports").Uint(h.server_reports()).Key("malformed").Uint(h.bad_reports());
+  const HotStats::ServerRates r = h.Rates();
+  w.Key("rps");
+  if (r.has_rps) w.Double(r.rps);
+  else w.Null();
+  w.Key("eps");
+  if (r.has_eps) w.Double(r.eps);
+  else w.Null();
+  w.Key("rates_age_ms");
+  age(r.at_ns);
+  w.Key("age_ms").BeginObject();
+  for (int i = 0; i < kResources; ++i) {
+    w.Key(ResourceName(i));
+    age(h.ServerReportedAt(i));
+  }
   w.EndObject().EndObject();
 }
 
@@ -42,6 +74,8 @@ void EndpointJson(const Endpoint& ep, const Evaluation& eval, uint32_t index, in
   w.EndArray();
   w.Key("window");
   WindowJson(c.stats, w);
+  w.Key("server_report");
+  ServerReportJson(ep.stats, now, w);
   w.Key("inflight").Int(ep.load.InFlight());
   // What the traffic did in the last cycle, beside what the weights say (they differ in the
   // load-aware mode, where the cost comparison picks among candidates drawn by weight).
@@ -86,11 +120,27 @@ void SnapshotJsonInto(Engine& engine, std::string* snapshot, const HistoryPointH
   w.Key("clock").String(engine.manual() ? "manual" : "real").Key("profile").String(cfg->profile);
   w.Key("events").BeginObject().Key("total").Uint(engine.events().total());
   w.Key("dropped").Uint(engine.events().dropped()).EndObject();
+  // The metric sources the engine polls itself: freshness and the last error of each.
+  w.Key("sources").BeginArray();
+  for (const SourceView& v : engine.Sources()) {
+    w.BeginObject().Key("name").String(v.name).Key("url").String(v.url);
+    w.Key("state").String(v.state).Key("age_ms");
+    if (v.age_ms) w.Int(*v.age_ms);
+    else w.Null();
+    w.Key("last_error");
+    if (v.last_error.empty()) w.Null();
+    else w.String(v.last_error);
+    w.Key("polls").Uint(v.polls).Key("failed_polls").Uint(v.failed);
+    w.Key("series").Uint(v.series).Key("matched").Uint(v.matched);
+    w.Key("library").String(v.library).EndObject();
+  }
+  w.EndArray();
   w.Key("services").BeginArray();
   engine.ForEachService([&](Service& svc) {
     svc.Inspect([&](Service& s) {
       w.BeginObject().Key("name").String(s.name()).Key("epoch").Uint(s.epoch());
       w.Key("panic").Bool(s.panic()).Key("stale_reports").Uint(s.stale_reports());
+      w.Key("bad_load_reports").Uint(s.bad_load_reports());
       w.Key("removed_totals").BeginObject();
       for (int o = 0; o < kOutcomes; ++o) w.Key(OutcomeName(o)).Uint(s.removed_total(o));
       w.EndObject().Key("endpoints").BeginArray();

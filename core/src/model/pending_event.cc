@@ -14,6 +14,8 @@ const char* EventTypeName(int type) {
     case WT_EVENT_ENDPOINT_REMOVED: return "endpoint_removed";
     case WT_EVENT_CONFIG_RELOADED: return "config_reloaded";
     case WT_EVENT_SERVICE_REMOVED: return "service_removed";
+    case WT_EVENT_SOURCE_STALE: return "source_stale";
+    case WT_EVENT_SOURCE_FRESH: return "source_fresh";
   }
   return nullptr;
 }

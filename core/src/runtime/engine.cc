@@ -18,7 +18,12 @@ constexpr int64_t kMaxCyclesPerAdvance = 1000000;
 Engine::Engine(Config cfg, int clock_mode)
     : config_(std::make_shared<const Config>(std::move(cfg))),
       reclaimer_(config_->seed),
-      events_(config_->events.queue_capacity) {
+      events_(config_->events.queue_capacity),
+      prometheus_([this](std::string_view id, int r, double v) { return RecordFromSource(id, r, v); },
+                  [this](std::vector<PendingEvent> evs) {
+                    for (PendingEvent& ev : evs) ev.time_ns = Now();
+                    events_.Dispatch("", evs);
+                  }) {
   if (clock_mode == WT_CLOCK_MANUAL) {
     auto c = std::make_unique<ManualClock>();
     manual_clock_ = c.get();
@@ -40,11 +45,13 @@ Status Engine::Create(const char* where, std::string_view json, int clock_mode,
   if (!s.ok()) return s;
   std::unique_ptr<Engine> e(new Engine(std::move(cfg), clock_mode));
   if (clock_mode == WT_CLOCK_REAL) e->controller_ = std::thread([p = e.get()] { p->ControllerLoop(); });
+  e->prometheus_.Configure(e->config_->sources.prometheus);
   *out = std::move(e);
   return Status::Ok();
 }
 
 Engine::~Engine() {
+  prometheus_.Stop();  // before anything it records into or raises events through goes
   {
     std::lock_guard lock(loop_mu_);
     stop_ = true;
@@ -86,6 +93,7 @@ Status Engine::Reload(const char* where, std::string_view json) {
     config_ = next;
   }
   events_.SetCapacity(next->events.queue_capacity);
+  prometheus_.Configure(next->sources.prometheus);  // restarts only if its section changed
   EventBatches batches;
   {
     std::lock_guard lock(services_mu_);  // no service is removed under the republish
@@ -165,6 +173,20 @@ Status Engine::RemoveService(const char* where, Service* svc) {
   Deliver(name, ev);
   SinkChanged();
   return Status::Ok();
+}
+
+size_t Engine::RecordFromSource(std::string_view id, int resource, double value) {
+  std::array<double, kResources> values{};
+  values[resource] = value;
+  size_t n = 0;
+  ForEachService([&](Service& svc) { n += svc.RecordServerById(id, 1u << resource, values); });
+  return n;
+}
+
+std::vector<SourceView> Engine::Sources() const {
+  std::vector<SourceView> out;
+  if (auto v = prometheus_.View()) out.push_back(std::move(*v));
+  return out;
 }
 
 void Engine::Dispatch(EventBatches& batches) {

@@ -14,6 +14,7 @@
 
 #include "config/config.h"
 #include "runtime/event_queue.h"
+#include "runtime/prometheus_source.h"
 #include "runtime/reclaim.h"
 #include "runtime/service.h"
 #include "runtime/state_sink.h"
@@ -51,6 +52,8 @@ class Engine {
   }
   // Frees what no reader holds any more: settles the totals of removed endpoints before a view.
   void CollectRetired() { reclaimer_.Collect(); }
+  // The metric sources the config turned on, as the snapshot shows them.
+  std::vector<SourceView> Sources() const;
 
   // Installs `sink` (nullptr: none) and returns the one it replaces; the caller destroys that
   // after this returns (no call of it runs then). A sink must not outlive the engine.
@@ -106,6 +109,11 @@ class Engine {
   std::condition_variable loop_cv_;
   bool stop_ = false;
   std::thread controller_;
+
+  // Last: it records into the services and raises events, so it stops first (~Engine).
+  PrometheusSource prometheus_;
+  // A source's value for every service's endpoint with this id; how many took it.
+  size_t RecordFromSource(std::string_view id, int resource, double value);
 };
 
 }  // namespace weighted

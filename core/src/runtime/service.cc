@@ -203,6 +203,10 @@ void Service::Cycle(const Config& cfg, int64_t now, std::vector<PendingEvent>* e
                 ep->load.FailureShare()};
     ep->load.NewCycle(cycles_, sample, cfg.isolation.exit_min_probes);
     c.stats = c.window.Compute();
+    std::array<int64_t, kResources> server_at;
+    for (int i = 0; i < kResources; ++i) server_at[i] = ep->stats.ServerReportedAt(i);
+    ResolveResources(cfg.load_report.prefer, cfg.load_report.max_age_ms * kNsPerMs, now,
+                     server_at, &c.stats);
   }
   for (Endpoint* ep : endpoints_) {
     ep->ctl.share = results > 0 ? double(ep->ctl.cycle_results) / double(results) : 0.0;
@@ -235,6 +239,8 @@ void Service::Publish(const Config& cfg, int64_t now, std::vector<PendingEvent>*
   auto* snap = new Snapshot();
   snap->members = members_ ? members_ : std::make_shared<Membership>();
   snap->max_latency_ms = cfg.limits.max_latency_ms;
+  snap->thread_pool_metric = cfg.load_report.thread_pool_metric;
+  snap->connection_pool_metric = cfg.load_report.connection_pool_metric;
   Schedule& s = snap->schedule;
   s.mode = cfg.picker.mode;
   s.latency_decay_ns = double(cfg.picker.latency_decay_ms) * kNsPerMs;
@@ -371,6 +377,61 @@ Status Service::ReportResources(const char* where, std::string_view id, uint32_t
   }
   ep->stats.RecordResources(present, values);
   return Status::Ok();
+}
+
+Status Service::RecordLoad(const char* where, Endpoint* ep, std::string_view header,
+                          const Snapshot& snap) {
+  LoadReport r;
+  Status s = ParseLoadReport(where, header, snap.report_names(), &r);
+  if (!s.ok()) [[unlikely]] {
+    bad_load_reports_.fetch_add(1, std::memory_order_relaxed);
+    if (ep) ep->stats.CountBadReport();
+    return s;
+  }
+  if (ep) {
+    const int64_t now = clock_.NowNs();
+    ep->stats.RecordServerResources(r.present & 0xFu, r.resources, now);
+    ep->stats.RecordServerRates(r.present, r.rps, r.eps, now);
+  }
+  return Status::Ok();
+}
+
+Status Service::FinishWithLoad(const char* where, const wt_pick& pick, double latency_ms,
+                               int outcome, std::string_view header) {
+  Guarded g(*this);
+  if (!ValidOutcome(latency_ms, outcome, *g.snap)) [[unlikely]] {
+    return OutcomeError(where, latency_ms, outcome, *g.snap);
+  }
+  Endpoint* ep = g.snap->members->Find(pick.key);
+  if (!ep) {
+    stale_reports_.fetch_add(1, std::memory_order_relaxed);
+    return {WT_ERR_STALE, fmt::format("{}: endpoint key {:#x} is no longer in service {}",
+                                      where, pick.key, Quoted(name_))};
+  }
+  if (pick.flags & WT_PICK_TRACKED) ep->load.Release(pick.ticket, g.snap->schedule.cycle);
+  Record(ep, latency_ms, outcome, *g.snap);
+  if (header.empty()) return Status::Ok();
+  return RecordLoad(where, ep, header, *g.snap);
+}
+
+Status Service::ReportLoadKey(const char* where, uint64_t key, std::string_view header) {
+  Guarded g(*this);
+  Endpoint* ep = g.snap->members->Find(key);
+  if (!ep) {
+    stale_reports_.fetch_add(1, std::memory_order_relaxed);
+    return {WT_ERR_STALE, fmt::format("{}: endpoint key {:#x} is not in service {}", where,
+                                      key, Quoted(name_))};
+  }
+  return RecordLoad(where, ep, header, *g.snap);
+}
+
+bool Service::RecordServerById(std::string_view id, uint32_t present,
+                               const std::array<double, kResources>& values) {
+  Guarded g(*this);
+  Endpoint* ep = g.snap->members->Find(id);
+  if (!ep) return false;
+  ep->stats.RecordServerResources(present, values, clock_.NowNs());
+  return true;
 }
 
 Status Service::KeyOf(const char* where, std::string_view id, uint64_t* key) {

@@ -76,6 +76,14 @@ class Service {
                      size_t* recorded);
   Status ReportResources(const char* where, std::string_view id, uint32_t present,
                          const double (&values)[kResources]);
+  // Finish() with the response's load report (`header` empty: none). A malformed report is
+  // counted on the endpoint and returned as WT_ERR_BAD_LOAD_REPORT after the pick is finished.
+  Status FinishWithLoad(const char* where, const wt_pick& pick, double latency_ms, int outcome,
+                        std::string_view header);
+  Status ReportLoadKey(const char* where, uint64_t key, std::string_view header);
+  // A server's figures from a metric source, for the endpoint with this id if the set has it.
+  bool RecordServerById(std::string_view id, uint32_t present,
+                        const std::array<double, kResources>& values);
   Status KeyOf(const char* where, std::string_view id, uint64_t* key);
   Status IdOf(const char* where, uint64_t key, std::string* id);
 
@@ -89,6 +97,7 @@ class Service {
   bool panic() const { return panic_; }
   uint64_t epoch() const { return epoch_; }
   uint64_t stale_reports() const { return stale_reports_.load(std::memory_order_relaxed); }
+  uint64_t bad_load_reports() const { return bad_load_reports_.load(std::memory_order_relaxed); }
   uint64_t removed_total(int outcome) const { return removed_totals_[outcome].load(); }
   // Every rule's verdict on `ep` at the last cycle, as that cycle judged it (its rules and
   // service reference, even if a reload changed the rules since); empty before its first.
@@ -102,6 +111,9 @@ class Service {
   // ~25 instructions per report).
   [[gnu::always_inline]] inline Status Record(Endpoint* ep, double latency_ms, int outcome,
                                               const Snapshot& snap);
+  // Parses `header` and records it on `ep` (null: only parses and counts).
+  Status RecordLoad(const char* where, Endpoint* ep, std::string_view header,
+                    const Snapshot& snap);
   // The check inline (every report pays it), the message out of line. NaN fails both
   // comparisons; max_latency_ms is finite, so an infinity fails the second.
   static bool ValidOutcome(double latency_ms, int outcome, const Snapshot& snap) {
@@ -135,6 +147,7 @@ class Service {
 
   std::atomic<Snapshot*> snapshot_{nullptr};
   std::atomic<uint64_t> stale_reports_{0};
+  std::atomic<uint64_t> bad_load_reports_{0};  // also those for an endpoint not in the set
 };
 
 }  // namespace weighted

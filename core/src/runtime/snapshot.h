@@ -3,8 +3,10 @@
 #pragma once
 
 #include <memory>
+#include <string>
 
 #include "pick/schedule.h"
+#include "stats/load_report.h"
 #include "runtime/membership.h"
 
 namespace weighted {
@@ -13,6 +15,9 @@ struct Snapshot {
   std::shared_ptr<const Membership> members;
   Schedule schedule;
   double max_latency_ms = 0;  // reports above are rejected as absurd
+  // Which named metrics of a server's load report are the pools (config's load_report).
+  std::string thread_pool_metric, connection_pool_metric;
+  LoadReportNames report_names() const { return {thread_pool_metric, connection_pool_metric}; }
 };
 
 }  // namespace weighted

@@ -19,6 +19,8 @@ struct CycleSample {
   SparseHistogram histogram;
   std::array<double, kResources> resource_sum{};
   std::array<uint32_t, kResources> resource_n{};
+  std::array<double, kResources> server_sum{};  // the servers' own reports, apart
+  std::array<uint32_t, kResources> server_n{};
 
   // Empties the sample but keeps the histogram's capacity, so a window slot is reused without
   // an allocation per endpoint per cycle.

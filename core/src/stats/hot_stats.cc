@@ -1,6 +1,7 @@
 #include "stats/hot_stats.h"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 
 namespace weighted {
@@ -31,6 +32,41 @@ void HotStats::RecordResources(uint32_t present, const double (&values)[kResourc
                                std::memory_order_relaxed);
     resource_n_[i].fetch_add(1, std::memory_order_relaxed);
   }
+}
+
+void HotStats::RecordServerResources(uint32_t present,
+                                     const std::array<double, kResources>& values,
+                                     int64_t now_ns) {
+  for (int i = 0; i < kResources; ++i) {
+    if (!(present & (1u << i))) continue;
+    // values are in [0, 1]: rounding by + 0.5 is llround's result without its libm call.
+    server_sum_[i].fetch_add(static_cast<uint64_t>(values[i] * kMicro + 0.5),
+                             std::memory_order_relaxed);
+    server_n_[i].fetch_add(1, std::memory_order_relaxed);
+    // A plain store, not a max: two reports racing leave either time, both current.
+    server_at_[i].store(now_ns, std::memory_order_relaxed);
+  }
+  server_reports_.fetch_add(1, std::memory_order_relaxed);
+}
+
+void HotStats::RecordServerRates(uint32_t present, double rps, double eps, int64_t now_ns) {
+  constexpr uint32_t kRates = (1u << 4) | (1u << 5);  // kReportRps | kReportEps
+  if (!(present & kRates)) return;
+  rps_bits_.store(std::bit_cast<uint64_t>(rps), std::memory_order_relaxed);
+  eps_bits_.store(std::bit_cast<uint64_t>(eps), std::memory_order_relaxed);
+  rates_present_.store(present & kRates, std::memory_order_relaxed);
+  rates_at_.store(now_ns, std::memory_order_relaxed);
+}
+
+HotStats::ServerRates HotStats::Rates() const {
+  ServerRates r;
+  const uint32_t p = rates_present_.load(std::memory_order_relaxed);
+  r.has_rps = p & (1u << 4);
+  r.has_eps = p & (1u << 5);
+  r.rps = std::bit_cast<double>(rps_bits_.load(std::memory_order_relaxed));
+  r.eps = std::bit_cast<double>(eps_bits_.load(std::memory_order_relaxed));
+  r.at_ns = rates_at_.load(std::memory_order_relaxed);
+  return r;
 }
 
 void HotStats::Drain(CycleSample* out) {
@@ -70,6 +106,8 @@ void HotStats::Drain(CycleSample* out) {
   for (int i = 0; i < kResources; ++i) {
     out->resource_sum[i] += take(resource_sum_[i]) / kMicro;
     out->resource_n[i] += take(resource_n_[i]);
+    out->server_sum[i] += take(server_sum_[i]) / kMicro;
+    out->server_n[i] += take(server_n_[i]);
   }
 }
 

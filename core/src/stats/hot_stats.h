@@ -18,6 +18,25 @@ class HotStats {
   void Record(double latency_ms, int outcome);
   // One sample of the resources whose WT_RES_* bit is set in `present` (fractions in [0, 1]).
   void RecordResources(uint32_t present, const double (&values)[kResources]);
+  // The same from the server itself (a load report, a metric source) at `now_ns`: kept apart
+  // from the client's samples, with the time each resource was last reported (its freshness).
+  void RecordServerResources(uint32_t present, const std::array<double, kResources>& values,
+                             int64_t now_ns);
+  // The server's own rates from its last report that carried them (kReportRps, kReportEps).
+  void RecordServerRates(uint32_t present, double rps, double eps, int64_t now_ns);
+  void CountBadReport() { bad_reports_.fetch_add(1, std::memory_order_relaxed); }
+  // When a server last reported `resource` (INT64_MIN: never), and the rates' last report.
+  int64_t ServerReportedAt(int resource) const {
+    return server_at_[resource].load(std::memory_order_relaxed);
+  }
+  struct ServerRates {
+    double rps = 0, eps = 0;
+    bool has_rps = false, has_eps = false;
+    int64_t at_ns = INT64_MIN;
+  };
+  ServerRates Rates() const;
+  uint64_t bad_reports() const { return bad_reports_.load(std::memory_order_relaxed); }
+  uint64_t server_reports() const { return server_reports_.load(std::memory_order_relaxed); }
   // Moves everything recorded so far into `out`; each record lands in exactly one drain.
   void Drain(CycleSample* out);
   // Lifetime count per outcome, drained or not (for accounting and exposition). Exact when no
@@ -44,6 +63,15 @@ class HotStats {
   // Resource samples in millionths so they fit integer atomics.
   std::array<std::atomic<uint64_t>, kResources> resource_sum_{};
   std::array<std::atomic<uint32_t>, kResources> resource_n_{};
+  // The server's reports, after everything the client's report path touches.
+  std::array<std::atomic<uint64_t>, kResources> server_sum_{};
+  std::array<std::atomic<uint32_t>, kResources> server_n_{};
+  std::array<std::atomic<int64_t>, kResources> server_at_{INT64_MIN, INT64_MIN, INT64_MIN,
+                                                          INT64_MIN};
+  std::atomic<uint64_t> rps_bits_{0}, eps_bits_{0};  // doubles, bit for bit
+  std::atomic<int64_t> rates_at_{INT64_MIN};
+  std::atomic<uint32_t> rates_present_{0};
+  std::atomic<uint64_t> server_reports_{0}, bad_reports_{0};
 };
 
 }  // namespace weighted

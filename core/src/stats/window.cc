@@ -33,8 +33,8 @@ CycleSample& Window::Next(size_t slots) {
 WindowStats Window::Compute() const {
   WindowStats s;
   uint64_t lat_sum = 0, lat_n = 0;
-  std::array<double, kResources> rsum{};
-  std::array<uint64_t, kResources> rn{};
+  std::array<double, kResources> rsum{}, ssum{};
+  std::array<uint64_t, kResources> rn{}, sn{};
   constexpr size_t kInline = 16;
   const SparseHistogram* inline_parts[kInline];
   std::vector<const SparseHistogram*> heap_parts;
@@ -52,6 +52,8 @@ WindowStats Window::Compute() const {
     for (int i = 0; i < kResources; ++i) {
       rsum[i] += c.resource_sum[i];
       rn[i] += c.resource_n[i];
+      ssum[i] += c.server_sum[i];
+      sn[i] += c.server_n[i];
     }
     if (!c.histogram.empty()) parts[nparts++] = &c.histogram;
   }
@@ -74,8 +76,28 @@ WindowStats Window::Compute() const {
   for (int i = 0; i < kResources; ++i) {
     s.resource_known[i] = rn[i] > 0;
     s.resources[i] = rn[i] ? rsum[i] / rn[i] : 0;
+    s.resource_origin[i] = rn[i] ? ResourceOrigin::kClient : ResourceOrigin::kNone;
+    s.server_known[i] = sn[i] > 0;
+    s.server_resources[i] = sn[i] ? ssum[i] / sn[i] : 0;
   }
   return s;
+}
+
+void ResolveResources(ResourceSource prefer, int64_t max_age_ns, int64_t now,
+                      const std::array<int64_t, kResources>& server_at, WindowStats* s) {
+  for (int i = 0; i < kResources; ++i) {
+    // server_at is INT64_MIN when never reported: compare as "now - at", which cannot
+    // overflow for a real time, only after checking it was reported at all.
+    const bool fresh = s->server_known[i] && server_at[i] != INT64_MIN &&
+                       now - server_at[i] <= max_age_ns;
+    const bool client = s->resource_origin[i] == ResourceOrigin::kClient;
+    const bool use_server = fresh && (prefer == ResourceSource::kServer || !client);
+    if (use_server) {
+      s->resources[i] = s->server_resources[i];
+      s->resource_known[i] = true;
+      s->resource_origin[i] = ResourceOrigin::kServer;
+    }
+  }
 }
 
 }  // namespace weighted

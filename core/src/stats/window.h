@@ -6,10 +6,16 @@
 #include <cstdint>
 #include <vector>
 
+#include "config/config.h"
 #include "stats/cycle_sample.h"
 #include "stats/signals.h"
 
 namespace weighted {
+
+enum class ResourceOrigin : uint8_t { kNone, kClient, kServer };
+inline const char* OriginName(ResourceOrigin o) {
+  return o == ResourceOrigin::kClient ? "client" : o == ResourceOrigin::kServer ? "server" : "none";
+}
 
 // Statistics of one endpoint over the sliding window.
 struct WindowStats {
@@ -18,10 +24,22 @@ struct WindowStats {
   double error_rate = 0;  // every non-success outcome / requests
   uint64_t latency_samples = 0;  // served answers, which the latency statistics describe
   double mean_ms = 0, p95_ms = 0, p99_ms = 0;
-  std::array<double, kResources> resources{};      // window averages
+  // What the rules read: per resource the client's or the server's window average, as
+  // ResolveResources() chose (before it, the client's).
+  std::array<double, kResources> resources{};
   std::array<bool, kResources> resource_known{};   // any sample in the window
+  std::array<ResourceOrigin, kResources> resource_origin{};
+  // The servers' own reports (load reports, metric sources) over the same window.
+  std::array<double, kResources> server_resources{};
+  std::array<bool, kResources> server_known{};
   double Rate(int outcome) const { return requests ? double(outcomes[outcome]) / requests : 0; }
 };
+
+// Chooses, per resource, the client's or the server's window average for the rules: the
+// preferred one when it is there, else the other. A server's figure counts only while its last
+// report (server_at[i], engine nanoseconds) is at most max_age_ns old at `now`.
+void ResolveResources(ResourceSource prefer, int64_t max_age_ns, int64_t now,
+                      const std::array<int64_t, kResources>& server_at, WindowStats* s);
 
 // The last `slots` cycle samples, in a ring of exactly `slots` entries (a std::deque costs
 // ~600 bytes per endpoint before it holds anything).

@@ -16,6 +16,10 @@ public enum EventType {
   CONFIG_RELOADED(9),
   /** {@link Service#remove()}; the event's endpoint is "". */
   SERVICE_REMOVED(10),
+  /** 2.1: a metric source of the engine's (config {@code sources}) has failed for its stale_ms. */
+  SOURCE_STALE(11),
+  /** 2.1: and has answered again. Service and endpoint are "". */
+  SOURCE_FRESH(12),
   /** A type this binding does not know (a newer library). */
   UNKNOWN(-1);
 

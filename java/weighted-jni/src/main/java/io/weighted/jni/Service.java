@@ -311,6 +311,61 @@ public final class Service {
     NativeLibrary.checkCall(status);
   }
 
+  /**
+   * {@link #complete(Picked, double, Outcome)} and the response's load report (the value of its
+   * {@code endpoint-load-metrics} header; null or empty for none) for the same endpoint, in one
+   * call. A malformed report throws {@link WeightedException} with
+   * {@link Status#BAD_LOAD_REPORT} after the outcome was recorded and the pick finished; the
+   * snapshot counts it.
+   */
+  public void completeWithLoad(Picked pick, double latencyMs, Outcome outcome, String loadReport) {
+    completeWithLoad(pick.key, pick.epoch, pick.index, pick.flags, pick.ticket, latencyMs,
+        outcome.code(), loadReport);
+  }
+
+  public void completeWithLoad(Pick pick, double latencyMs, Outcome outcome, String loadReport) {
+    completeWithLoad(pick.key(), pick.epoch(), pick.index(), pick.flags(), pick.ticket(),
+        latencyMs, outcome.code(), loadReport);
+  }
+
+  /** {@link #completeWithLoad(Picked, double, Outcome, String)} on the packed form. */
+  public void completeWithLoad(long key, long epoch, int index, int flags, int ticket,
+      double latencyMs, int outcome, String loadReport) {
+    byte[] header = headerBytes(loadReport);
+    long p = enter();
+    int status;
+    try {
+      status = header == null
+          ? complete0(p, key, epoch, index, flags, ticket, latencyMs, outcome)
+          : completeWithLoad0(p, key, epoch, index, flags, ticket, latencyMs, outcome, header);
+    } finally {
+      exit();
+    }
+    NativeLibrary.checkCall(status);
+  }
+
+  /** Records a server's load report (an {@code endpoint-load-metrics} value) by endpoint key. */
+  public void reportLoad(long key, String loadReport) {
+    byte[] header = headerBytes(loadReport);
+    if (header == null) {
+      throw new IllegalArgumentException("loadReport is null or empty");
+    }
+    long p = enter();
+    int status;
+    try {
+      status = reportLoadKey0(p, key, header);
+    } finally {
+      exit();
+    }
+    NativeLibrary.checkCall(status);
+  }
+
+  // An HTTP header value is ISO-8859-1 on the wire (RFC 9110); the engine reads ASCII.
+  private static byte[] headerBytes(String value) {
+    return value == null || value.isEmpty()
+        ? null : value.getBytes(java.nio.charset.StandardCharsets.ISO_8859_1);
+  }
+
   /** Finishes a pick without an outcome (the request was never sent). */
   public void cancel(Pick pick) {
     cancel(pick.key(), pick.epoch(), pick.index(), pick.flags(), pick.ticket());
@@ -422,6 +477,11 @@ public final class Service {
 
   private static native int complete0(long service, long key, long epoch, int index, int flags,
       int ticket, double latencyMs, int outcome);
+
+  private static native int completeWithLoad0(long service, long key, long epoch, int index,
+      int flags, int ticket, double latencyMs, int outcome, byte[] header);
+
+  private static native int reportLoadKey0(long service, long key, byte[] header);
 
   private static native int cancel0(long service, long key, long epoch, int index, int flags,
       int ticket);

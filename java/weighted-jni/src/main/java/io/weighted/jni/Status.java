@@ -19,6 +19,8 @@ public enum Status {
   DUPLICATE(11),
   /** 2.1: a state file this library does not understand (Monitor). */
   FORMAT(12),
+  /** 2.1: a server's load report header is malformed (the outcome was recorded all the same). */
+  BAD_LOAD_REPORT(13),
   INTERNAL(99),
   /** A code this binding does not know (a newer library); the message still says what failed. */
   UNKNOWN(-1);
@@ -66,6 +68,7 @@ public enum Status {
       case 10: return NO_MEMORY;
       case 11: return DUPLICATE;
       case 12: return FORMAT;
+      case 13: return BAD_LOAD_REPORT;
       case 99: return INTERNAL;
       default: return UNKNOWN;
     }

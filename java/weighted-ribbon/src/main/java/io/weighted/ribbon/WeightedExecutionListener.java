@@ -8,6 +8,7 @@ import com.netflix.loadbalancer.reactive.ServerOperation;
 import io.weighted.jni.Outcome;
 import java.util.Objects;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Function;
 import java.util.function.LongSupplier;
 import java.util.function.ToIntFunction;
 import rx.Observable;
@@ -32,12 +33,18 @@ import rx.Observable;
  *       before each listener call and logs the {@code NullPointerException} as "Error invoking
  *       listener". Use {@link #track} there.
  * </ul>
+ *
+ * <p>With {@code loadReportOf}, a response's {@code endpoint-load-metrics} header (the server's
+ * own CPU, memory and pools) is recorded too, e.g.
+ * {@code r -> r.getHttpHeaders().getFirstValue("endpoint-load-metrics")} for Ribbon's
+ * {@code HttpResponse}.
  */
 public class WeightedExecutionListener<I, O> implements ExecutionListener<I, O> {
   private static final String START = "weighted.startNanos";
 
   private final WeightedRule rule;
   private final ToIntFunction<O> statusOf;
+  private final Function<O, String> loadReportOf;
   private final LongSupplier nanoClock;
 
   /** {@code statusOf} gives a response's HTTP status (0 when it has none). */
@@ -47,8 +54,15 @@ public class WeightedExecutionListener<I, O> implements ExecutionListener<I, O> 
 
   public WeightedExecutionListener(WeightedRule rule, ToIntFunction<O> statusOf,
       LongSupplier nanoClock) {
+    this(rule, statusOf, null, nanoClock);
+  }
+
+  /** {@code loadReportOf} gives a response's load report header value (null when it has none). */
+  public WeightedExecutionListener(WeightedRule rule, ToIntFunction<O> statusOf,
+      Function<O, String> loadReportOf, LongSupplier nanoClock) {
     this.rule = Objects.requireNonNull(rule);
     this.statusOf = statusOf != null ? statusOf : r -> 0;
+    this.loadReportOf = loadReportOf != null ? loadReportOf : r -> null;
     this.nanoClock = nanoClock;
   }
 
@@ -136,7 +150,8 @@ public class WeightedExecutionListener<I, O> implements ExecutionListener<I, O> 
   @Override
   public void onExecutionSuccess(ExecutionContext<I> context, O response, ExecutionInfo info) {
     int status = response == null ? 0 : statusOf.applyAsInt(response);
-    rule.record(info.getServer(), latencyMs(context), Outcome.fromHttpStatus(status));
+    String report = response == null ? null : loadReportOf.apply(response);
+    rule.record(info.getServer(), latencyMs(context), Outcome.fromHttpStatus(status), report);
   }
 
   @Override

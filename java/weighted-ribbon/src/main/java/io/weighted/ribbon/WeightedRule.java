@@ -169,6 +169,15 @@ public class WeightedRule extends AbstractLoadBalancerRule {
 
   /** Records an outcome for a server this rule chose (what the execution listener calls). */
   public void record(Server server, double latencyMs, Outcome outcome) {
+    record(server, latencyMs, outcome, null);
+  }
+
+  /**
+   * The same with the response's load report (its {@code endpoint-load-metrics} header, null
+   * for none): the server's own figures feed the resource rules. A malformed report is counted
+   * by the engine (the snapshot's bad_load_reports) and not the caller's error.
+   */
+  public void record(Server server, double latencyMs, Outcome outcome, String loadReport) {
     Registered reg = current;
     if (reg == null || server == null) {
       return;
@@ -177,10 +186,15 @@ public class WeightedRule extends AbstractLoadBalancerRule {
     if (i < 0) {
       return;  // not (or no longer) one of ours
     }
+    long key = reg.table.key(i);
     try {
-      reg.table.service().report(reg.table.key(i), latencyMs, outcome);
+      reg.table.service().report(key, latencyMs, outcome);
+      if (loadReport != null && !loadReport.isEmpty()) {
+        reg.table.service().reportLoad(key, loadReport);
+      }
     } catch (WeightedException | IllegalStateException ignored) {
-      // stale (the server left the list meanwhile), or the service is gone (removed, engine closed)
+      // stale (the server left the list meanwhile), the service is gone (removed, engine
+      // closed), or a malformed report the engine counted
     }
   }
 

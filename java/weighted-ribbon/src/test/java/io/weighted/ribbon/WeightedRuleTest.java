@@ -126,6 +126,32 @@ class WeightedRuleTest {
     assertThat(counts(3000).get("h2")).isBetween(880, 1120);
   }
 
+  record Reply(int status, String loadReport) {}
+
+  @Test
+  void aResponsesLoadReportFeedsTheResourceRules() {
+    WeightedExecutionListener<Object, Reply> listener = new WeightedExecutionListener<>(rule,
+        Reply::status, Reply::loadReport, nanos::get);
+    ExecutionContext<Object> ctx = new ExecutionContext<>(new Object(), null, null, null);
+    for (int i = 0; i < 300; i++) {
+      Server s = lb.chooseServer(null);
+      ExecutionInfo info = ExecutionInfo.create(s, 0, 0);
+      listener.onStartWithServer(ctx, info);
+      nanos.addAndGet(2_000_000);
+      // Same latency, no errors: only h2's own report says it is busy.
+      String cpu = s.getHost().equals("h2") ? "0.95" : "0.2";
+      listener.onExecutionSuccess(ctx, new Reply(200, "TEXT cpu_utilization=" + cpu), info);
+    }
+    listener.onExecutionSuccess(ctx, new Reply(200, "TEXT cpu=1"),
+        ExecutionInfo.create(lb.getAllServers().get(0), 0, 0));  // malformed: counted, no throw
+    engine.advance(Duration.ofSeconds(5));
+    // CPU over 80% adds 0.2: weights 1 : 0.8 : 1, so h2 gets 0.8 / 2.8 = 29% of the picks.
+    assertThat(counts(2800).getOrDefault("h2", 0)).isBetween(700, 900);
+    String snap = engine.snapshotJson();
+    assertThat(snap).contains("\"bad_load_reports\":1");
+    assertThat(snap).contains("\"resource_origin\":{\"cpu\":\"server\"");
+  }
+
   @Test
   void serverListChangesAreForwarded() {
     counts(10);

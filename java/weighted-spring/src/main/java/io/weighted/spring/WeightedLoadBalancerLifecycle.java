@@ -108,7 +108,7 @@ public class WeightedLoadBalancerLifecycle
           l.onCancel(w.getServiceId(), w.getEndpointId());
         }
       }
-    } else if (w.complete(outcome)) {
+    } else if (w.complete(outcome, LoadReports.of(completion.getClientResponse()))) {
       for (OutcomeListener l : listeners) {
         l.onOutcome(w.getServiceId(), w.getEndpointId(), w.getLatencyMs(), outcome);
       }

@@ -4,6 +4,7 @@ import io.weighted.jni.EndpointTable;
 import io.weighted.jni.Outcome;
 import io.weighted.jni.Pick;
 import io.weighted.jni.Service;
+import io.weighted.jni.Status;
 import io.weighted.jni.WeightedException;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
@@ -118,6 +119,15 @@ public final class WeightedServiceInstance implements ServiceInstance {
    * sending; a pick completed without it reports latency 0 (its outcome still counts).
    */
   public boolean complete(Outcome outcome) {
+    return complete(outcome, null);
+  }
+
+  /**
+   * {@link #complete(Outcome)} with the response's load report ({@link LoadReports}), recorded
+   * for the same endpoint in the same call. A malformed report is the server's problem: the
+   * outcome is recorded, the engine counts the report (bad_load_reports), and this returns true.
+   */
+  public boolean complete(Outcome outcome, String loadReport) {
     if (!finish()) {
       return false;
     }
@@ -126,12 +136,19 @@ public final class WeightedServiceInstance implements ServiceInstance {
     this.latencyMs = latencyMs;
     try {
       if (viaPick) {
-        service.complete(key, epoch, index, flags, ticket, latencyMs, outcome.code());
+        service.completeWithLoad(key, epoch, index, flags, ticket, latencyMs, outcome.code(),
+            loadReport);
       } else {
         service.report(key, latencyMs, outcome);
+        if (loadReport != null) {
+          service.reportLoad(key, loadReport);
+        }
       }
       return true;
-    } catch (WeightedException | IllegalStateException e) {
+    } catch (WeightedException e) {
+      // A malformed report: the outcome went in before the engine refused the report.
+      return e.status() == Status.BAD_LOAD_REPORT;
+    } catch (IllegalStateException e) {
       // Stale (the endpoint left the set meanwhile: the engine counted it as stale), or the
       // service is gone (removed, or the engine closed): nothing for the caller's request to do.
       return false;
