@@ -12,7 +12,10 @@
 
 MVN ?= mvn
 JAVA_NATIVE_DIR := $(CURDIR)/$(BUILD_DIR)/bindings/jni/jar
-MVN_JAVA = cd java && $(MVN) -q -B -Dweighted.native.dir=$(JAVA_NATIVE_DIR)
+# weighted.python: the example's ConsoleEndToEndTests runs the console and its Chromium check in
+# this Python (the weighted package installed by python-install, pytest, selenium).
+MVN_JAVA = cd java && $(MVN) -q -B -Dweighted.native.dir=$(JAVA_NATIVE_DIR) \
+  -Dweighted.python=$(abspath $(shell command -v $(PYTHON)))
 JMH_SMOKE_ARGS ?= -f 1 -wi 1 -w 1s -i 1 -r 1s
 
 .PHONY: setup-java test-java bench-java-smoke
@@ -30,7 +33,7 @@ setup-java:
 
 $(JAVA_NATIVE_DIR)/libweightedjni.so: build
 
-test-java: build
+test-java: build python-install
 	@test -f $(JAVA_NATIVE_DIR)/libweightedjni.so || { \
 	  echo "test-java: $(JAVA_NATIVE_DIR)/libweightedjni.so is missing: was a JDK found when CMake configured? (cmake -DWT_BUILD_JNI=ON)"; exit 1; }
 	$(MVN_JAVA) -Pexample clean test

@@ -17,6 +17,12 @@ namespace weighted {
 
 class JsonWriter {
  public:
+  JsonWriter() = default;
+  // Writes into `buffer`, emptied first: a caller that writes the same large text again and
+  // again hands back the last one's buffer and keeps its capacity (no allocation, no page
+  // faults on fresh memory).
+  explicit JsonWriter(std::string buffer) : out_(std::move(buffer)) { out_.clear(); }
+
   JsonWriter& BeginObject() { return Open('{'); }
   JsonWriter& EndObject() { return Close('}'); }
   JsonWriter& BeginArray() { return Open('['); }
@@ -38,22 +44,20 @@ class JsonWriter {
   }
   JsonWriter& Bool(bool b) { return Raw(b ? "true" : "false"); }
   JsonWriter& Null() { return Raw("null"); }
-  JsonWriter& Int(int64_t v) {
-    Separate();
-    fmt::format_to(std::back_inserter(out_), "{}", v);
-    return *this;
-  }
-  JsonWriter& Uint(uint64_t v) {
-    Separate();
-    fmt::format_to(std::back_inserter(out_), "{}", v);
-    return *this;
-  }
+  // Numbers are formatted into a buffer on the stack and appended at once: through a
+  // back_inserter, fmt appends character by character, and a snapshot of 1 000 endpoints has
+  // some 40 000 numbers.
+  JsonWriter& Int(int64_t v) { return Number(v); }
+  JsonWriter& Uint(uint64_t v) { return Number(v); }
   JsonWriter& Double(double v) {
     if (!std::isfinite(v)) return Null();
     Separate();
-    const size_t start = out_.size();
-    fmt::format_to(std::back_inserter(out_), "{}", v);
-    if (out_.find_first_of(".e", start) == std::string::npos) out_ += ".0";
+    char buf[40];
+    char* end = fmt::format_to(buf, "{}", v);
+    out_.append(buf, end);
+    if (std::string_view(buf, size_t(end - buf)).find_first_of(".e") == std::string_view::npos) {
+      out_ += ".0";
+    }
     return *this;
   }
 
@@ -88,11 +92,28 @@ class JsonWriter {
     }
     first_ = false;
   }
+  template <typename T>
+  JsonWriter& Number(T v) {
+    Separate();
+    char buf[24];
+    out_.append(buf, fmt::format_to(buf, "{}", v));
+    return *this;
+  }
   // Strings here are valid UTF-8 (ids and names are checked on the way in), so only quotes,
   // backslashes and control characters need escapes.
+  static bool NeedsEscape(unsigned char c) { return c == '"' || c == '\\' || c < 0x20; }
   void Quoted(std::string_view s) {
     out_ += '"';
-    for (unsigned char c : s) {
+    // Runs without an escape (all of an id or a key, as a rule) are appended at once.
+    size_t run = 0;
+    while (run < s.size() && !NeedsEscape(static_cast<unsigned char>(s[run]))) ++run;
+    if (run == s.size()) {
+      out_.append(s);
+      out_ += '"';
+      return;
+    }
+    out_.append(s.substr(0, run));
+    for (unsigned char c : s.substr(run)) {
       switch (c) {
         case '"': out_ += "\\\""; break;
         case '\\': out_ += "\\\\"; break;

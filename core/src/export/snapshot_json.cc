@@ -100,10 +100,22 @@ void EndpointJson(const Endpoint& ep, const Evaluation& eval, uint32_t index, in
 }  // namespace
 
 std::string SnapshotJson(Engine& engine) {
+  std::string out;
+  SnapshotJsonInto(engine, &out, nullptr, nullptr);
+  return out;
+}
+
+void SnapshotJsonInto(Engine& engine, std::string* snapshot, const HistoryPointHeader* header,
+                      std::string* point) {
   engine.CollectRetired();  // settles the totals of removed endpoints that no reader holds
   const int64_t now = engine.Now();
   auto cfg = engine.config();
-  JsonWriter w;
+  const bool load_aware = cfg->picker.mode == PickMode::kLoadAware;
+  JsonWriter w(std::move(*snapshot));
+  JsonWriter pw(point ? std::move(*point) : std::string());
+  HistoryPointWriter hp(pw);
+  const bool with_point = point && header;
+  if (with_point) hp.Begin(*header);
   w.BeginObject().Key("version").Uint(WT_VERSION_NUMBER).Key("time_ns").Int(now);
   w.Key("clock").String(engine.manual() ? "manual" : "real").Key("profile").String(cfg->profile);
   w.Key("events").BeginObject().Key("total").Uint(engine.events().total());
@@ -132,15 +144,25 @@ std::string SnapshotJson(Engine& engine) {
       w.Key("removed_totals").BeginObject();
       for (int o = 0; o < kOutcomes; ++o) w.Key(OutcomeName(o)).Uint(s.removed_total(o));
       w.EndObject().Key("endpoints").BeginArray();
+      if (with_point) hp.BeginService(s.name(), s.panic());
       for (uint32_t i = 0; i < s.endpoints().size(); ++i) {
         const Endpoint& ep = *s.endpoints()[i];
-        EndpointJson(ep, s.EvaluationOf(ep), i, now, cfg->picker.mode == PickMode::kLoadAware, w);
+        EndpointJson(ep, s.EvaluationOf(ep), i, now, load_aware, w);
+        // The point's columns are the snapshot's "effective_weight", "share.last_cycle" and
+        // "penalty" of the same endpoint; the engine has no expected share (null).
+        if (with_point) {
+          const ControlState& c = ep.ctl;
+          hp.Endpoint(ep.id, StateName(c.state), c.effective, std::nullopt, c.share, c.penalty);
+        }
       }
+      if (with_point) hp.EndService();
       w.EndArray().EndObject();
     });
   });
   w.EndArray().EndObject();
-  return w.Take();
+  if (with_point) hp.End();
+  *snapshot = w.Take();
+  if (point) *point = pw.Take();
 }
 
 }  // namespace weighted

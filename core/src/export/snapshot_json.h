@@ -5,10 +5,16 @@
 
 #include <string>
 
+#include "export/history_point.h"
 #include "runtime/engine.h"
 
 namespace weighted {
 
 std::string SnapshotJson(Engine& engine);
+
+// The snapshot into *snapshot (its capacity reused) and, when `point` is given, the history point
+// `header` describes into *point, both from one inspection of each service (so they agree).
+void SnapshotJsonInto(Engine& engine, std::string* snapshot, const HistoryPointHeader* header,
+                      std::string* point);
 
 }  // namespace weighted

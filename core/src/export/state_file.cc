@@ -284,20 +284,19 @@ void StateFileWriter::Publish(const Work& w) {
   // This runs on the controller's thread or the writer's own: nothing may escape into the cycle.
   // A publication that fails (out of memory) is skipped; the file keeps the previous one.
   try {
-    const std::string snapshot = SnapshotJson(engine_);
-    std::string point;
+    // The history point is written from the engine's state in the same inspection as the
+    // snapshot (reading it back from the ~1 MB snapshot text cost more than writing it), into
+    // buffers kept from the last publication.
+    HistoryPointHeader header;
     if (w.cycle) {
-      uint64_t n;
-      {
-        std::lock_guard lock(mu_);
-        n = history_points_ + 1;
-      }
-      point = HistoryPoint(snapshot, n, w.cycle_ns, UnixNowNs()).value_or(std::string());
+      std::lock_guard lock(mu_);
+      header = {history_points_ + 1, w.cycle_ns, UnixNowNs()};
     }
+    SnapshotJsonInto(engine_, &snapshot_buf_, w.cycle ? &header : nullptr, &point_buf_);
     std::lock_guard lock(mu_);
     if (broken_) return;
-    WriteSnapshot(snapshot);
-    if (w.cycle && !broken_ && !point.empty()) WriteHistory(point);
+    WriteSnapshot(snapshot_buf_);
+    if (w.cycle && !broken_ && !point_buf_.empty()) WriteHistory(point_buf_);
     Touch();
   } catch (const std::exception&) {
   }

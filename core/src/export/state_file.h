@@ -93,6 +93,7 @@ class StateFileWriter final : public StateSink {
   bool committed_ = false;
 
   std::mutex publish_mu_;   // one Publish at a time
+  std::string snapshot_buf_, point_buf_;  // under publish_mu_: reused by each publication
   mutable std::mutex mu_;  // the mapping and its counters
   std::unique_ptr<Mapping> map_;
   uint64_t history_points_ = 0;

@@ -83,6 +83,7 @@
         tr.appendChild(el("td", { class: "base" }, num(ep.base_weight, 2)));
         tr.appendChild(el("td", { class: "penalty" }, num(ep.penalty, 2)));
         const share = el("td", { class: "share", "data-share": String(ep.share),
+                                 "data-measured": String(ep.measured_share),
                                  "data-source": ep.share_source || "" },
                          pct(ep.share) + (ep.measured_share === null || ep.measured_share === undefined
                                           ? "" : " (measured " + pct(ep.measured_share) + ")"));
