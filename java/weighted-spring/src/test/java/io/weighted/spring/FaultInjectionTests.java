@@ -33,14 +33,16 @@ import reactor.core.publisher.Mono;
  * Real HTTP backends on loopback ports, called through a load-balanced WebClient and RestClient.
  * One backend turns slow, one answers 503: traffic moves to the healthy one, and comes back once
  * both recover. The engine runs on the manual clock, advanced by the test, so every controller
- * cycle happens at a known point. The latency rule is relative (p99 over 1.5x the median
+ * cycle happens at a known point. The latency rule is relative (mean latency over 1.5x the median
  * endpoint's, and over 120 ms): on a loaded machine every endpoint slows down together, and only
- * the one that is 250 ms slower than its peers is judged slow.
+ * the one that is 250 ms slower than its peers is judged slow. The mean, not the p99: with ~20
+ * requests per endpoint in a window the p99 is the slowest request, and one scheduler stall of a
+ * healthy backend on a loaded machine (430 ms, seen in a run) then outweighs the slow one's 250.
  */
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.NONE,
     classes = FaultInjectionTests.App.class,
     properties = {
-        "weighted.loadbalancer.config=classpath:weighted-it.json",
+        "weighted.loadbalancer.config=classpath:weighted-fault-it.json",
         "weighted.loadbalancer.clock=manual",
         "spring.cloud.loadbalancer.cache.enabled=false",
     })
@@ -106,6 +108,9 @@ class FaultInjectionTests {
     reset();
     send(web, rest, 90);
     assertThat(hits()).as(this::engineState).allSatisfy(h -> assertThat(h).isBetween(15, 45));
+    // The healthy samples leave the 2 s window (no cycle changes a weight on none), so the fault
+    // is judged on the fault's own requests.
+    engine.advance(Duration.ofSeconds(3));
 
     // Fault: b1 turns slow, b2 answers 503. One controller cycle later both are cut to 0.2.
     BACKENDS.get(1).slow = true;
@@ -140,9 +145,9 @@ class FaultInjectionTests {
       for (Object e : (List<?>) ((java.util.Map<?, ?>) s).get("endpoints")) {
         java.util.Map<?, ?> ep = (java.util.Map<?, ?>) e;
         java.util.Map<?, ?> w = (java.util.Map<?, ?>) ep.get("window");
-        b.append(String.format(" [%s %s weight=%s penalty=%s p99=%s errors=%s n=%s]", ep.get("id"),
-            ep.get("state"), ep.get("effective_weight"), ep.get("penalty"), w.get("p99_ms"),
-            w.get("error_rate"), w.get("requests")));
+        b.append(String.format(" [%s %s weight=%s penalty=%s mean=%s p99=%s errors=%s n=%s]",
+            ep.get("id"), ep.get("state"), ep.get("effective_weight"), ep.get("penalty"),
+            w.get("mean_ms"), w.get("p99_ms"), w.get("error_rate"), w.get("requests")));
       }
     }
     return b.toString();
