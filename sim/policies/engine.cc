@@ -56,6 +56,7 @@ class Engine final : public Policy {
     config["seed"] = env.seed | 1;  // 0 would mean "random per engine"
     const std::string text = config.dump();
     Check(wt_engine_create(text.data(), text.size(), WT_CLOCK_MANUAL, &engine_), "wt_engine_create");
+    Check(wt_engine_set_event_callback(engine_, &Engine::Count, this, nullptr), "wt_engine_set_event_callback");
     Check(wt_engine_service(engine_, "sim", &service_), "wt_engine_service");
     std::vector<wt_endpoint_spec> specs(ids_.size(), wt_endpoint_spec WT_ENDPOINT_SPEC_INIT);
     for (size_t i = 0; i < ids_.size(); ++i) {
@@ -124,6 +125,7 @@ class Engine final : public Policy {
   }
 
   std::vector<double> Weights() const override;
+  std::optional<Decisions> Decided() const override { return decided_; }
 
  private:
   std::vector<std::string> ids_;
@@ -131,6 +133,13 @@ class Engine final : public Policy {
   wt_service* service_ = nullptr;
   int64_t now_ = 0;
   Feed feed_ = Feed::kScrape;
+  Decisions decided_;
+
+  static void Count(void* user, const wt_event* e) {
+    Decisions& d = static_cast<Engine*>(user)->decided_;
+    if (e->type == WT_EVENT_WEIGHT_CHANGED) ++d.weight_changes;
+    if (e->type == WT_EVENT_ISOLATED) ++d.isolations;
+  }
 };
 
 // The published weights, read from the snapshot a dashboard would read, normalised.

@@ -46,7 +46,7 @@ json SummaryJson(const Summary& m) {
   for (const ReadmissionRow& r : m.readmissions)
     readm.push_back({{"end_s", r.end_s}, {"backend", r.backend},
                      {"readmission_s", Opt(r.readmission_s)}});
-  return {{"mean_success_tps", m.mean_success_tps},
+  json out = {{"mean_success_tps", m.mean_success_tps},
           {"max_error_rate", m.max_error_rate},
           {"error_rate", m.error_rate},
           {"recovery_s", m.recoveries.empty() ? json(nullptr) : Opt(m.recoveries[0].recovery_s)},
@@ -65,6 +65,11 @@ json SummaryJson(const Summary& m) {
           {"timeouts", m.timeouts},
           {"probes", m.probes},
           {"panic_picks", m.panic_picks}};
+  if (m.decisions) {
+    out["weight_changes"] = m.decisions->weight_changes;
+    out["isolations"] = m.decisions->isolations;
+  }
+  return out;
 }
 
 json SeriesJson(const Scenario& sc, const Series& s) {

@@ -82,6 +82,7 @@ class Sim {
       Dispatch(e);
     }
     Finish();
+    out_.decisions = policy_->Decided();
     return std::move(out_);
   }
 

@@ -42,6 +42,7 @@ Summary Summarize(const Scenario& sc, const RunOutput& run, const RunOutput& ora
   m.requests = run.sent;
   m.probes = run.probes;
   m.panic_picks = run.panic_picks;
+  m.decisions = run.decisions;
   m.error_rate = m.successes + m.errors > 0
                      ? static_cast<double>(m.errors) / static_cast<double>(m.successes + m.errors)
                      : 0.0;

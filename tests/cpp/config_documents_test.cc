@@ -52,7 +52,8 @@ Config EveryFieldChanged() {
              {Metric::kBusinessErrorRate, 1, 0, 0.01},
              {Metric::kMemory, 0.9, 0, 0.25},
              {Metric::kThreadPool, 0.95, 0, 0.2},
-             {Metric::kConnectionPool, 0.85, 0, 0.2}};
+             {Metric::kConnectionPool, 0.85, 0, 0.2, 0.1},
+             {Metric::kCpu, 0.7, 0, 0.2, 0}};
   c.isolation = {0.1, 2.5, 5, 60000, 0.3};
   c.panic = {false, 0.35};
   c.slow_start = {45000, 0.2, 1.5};
@@ -165,7 +166,7 @@ TEST(ConfigDocs, SchemaCoversEveryKeyWithItsDefault) {
   std::set<std::string> keys;
   for (const auto& [k, v] : rule["properties"].items()) keys.insert(k);
   EXPECT_EQ(keys, (std::set<std::string>{"metric", "threshold", "threshold_ms", "relative",
-                                         "penalty"}));
+                                         "margin", "penalty"}));
   std::set<std::string> metrics;
   for (int i = 0; i < kMetricCount; ++i) metrics.insert(std::string(MetricName(Metric(i))));
   std::set<std::string> schema_metrics;
@@ -194,7 +195,7 @@ TEST(ConfigDocs, ReferenceMentionsEveryKey) {
   for (const auto& [section, value] : j.items()) {
     if (section != "rules") mention(section, value);
   }
-  for (const char* key : {"metric", "threshold", "threshold_ms", "relative", "penalty"}) {
+  for (const char* key : {"metric", "threshold", "threshold_ms", "relative", "margin", "penalty"}) {
     EXPECT_TRUE(Contains(md, std::string("`rules[].") + key + "`"));
   }
 }

@@ -188,6 +188,19 @@ INSTANTIATE_TEST_SUITE_P(
         BadCase{R"({"rules": [{"metric": "error_rate", "threshold": 0.1, "relative": 2,
                     "penalty": 0.1}]})",
                 WT_ERR_CONFIG_INVALID, "/rules/0/relative: only latency metrics take \"relative\""},
+        BadCase{R"({"rules": [{"metric": "error_rate", "threshold": 0.1, "margin": 0.1,
+                    "penalty": 0.1}]})",
+                WT_ERR_CONFIG_INVALID, "/rules/0/margin: only resource metrics (cpu, memory, "
+                                       "thread_pool, connection_pool) take \"margin\"; "
+                                       "error_rate is a rate"},
+        BadCase{R"({"rules": [{"metric": "latency_p99", "relative": 2, "margin": 0.1,
+                    "penalty": 0.1}]})",
+                WT_ERR_CONFIG_INVALID, "/rules/0/margin: only resource metrics (cpu, memory, "
+                                       "thread_pool, connection_pool) take \"margin\"; "
+                                       "latency_p99 is a latency metric"},
+        BadCase{R"({"rules": [{"metric": "cpu", "threshold": 0.8, "margin": 1.5,
+                    "penalty": 0.1}]})",
+                WT_ERR_CONFIG_INVALID, "/rules/0/margin: must be in [0, 1], got 1.5"},
         BadCase{R"({"rules": [{"metric": "latency_p99", "relative": 0.5, "penalty": 0.1}]})",
                 WT_ERR_CONFIG_INVALID, "/rules/0/relative: must be in [1, 1000], got 0.5"},
         BadCase{R"({"rules": [{"metric": "latency_p99", "threshold_ms": 0, "penalty": 0.1}]})",

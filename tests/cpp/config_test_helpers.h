@@ -35,6 +35,7 @@ inline void ExpectSameConfig(const Config& a, const Config& b) {
     EXPECT_EQ(a.rules[i].metric, b.rules[i].metric);
     EXPECT_EQ(a.rules[i].threshold, b.rules[i].threshold);
     EXPECT_EQ(a.rules[i].relative, b.rules[i].relative);
+    EXPECT_EQ(a.rules[i].margin, b.rules[i].margin);
     EXPECT_EQ(a.rules[i].penalty, b.rules[i].penalty);
   }
   EXPECT_EQ(ConfigToJson(a), ConfigToJson(b));

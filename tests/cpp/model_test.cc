@@ -161,6 +161,48 @@ TEST(Model, RelativeLatencyRuleUsesTheLowerMedianSoTwoEndpointsWork) {
   EXPECT_DOUBLE_EQ(slow["penalty"].get<double>(), 0.3);
 }
 
+// A resource rule with a margin judges against the fleet: a fleet that runs hot as a whole is
+// not cut, one endpoint hotter than its peers by more than the margin is, and the threshold shown
+// is the one in force (the fleet's lower median plus the margin, or the absolute floor).
+TEST(Model, ResourceMarginComparesAnEndpointWithItsFleet) {
+  const std::string config = R"({"picker": {"mode": "weighted"}, "seed": 7, "rules": [
+      {"metric": "cpu", "threshold": 0.8, "margin": 0.15, "penalty": 0.2}]})";
+  {
+    Harness h(config);
+    h.Set({{"A", 1}, {"B", 1}, {"C", 1}});
+    h.Drive(10, 100, [](const std::string&) { return Ok(20); },
+            [](const std::string& id) { return id == "A" ? 0.95 : 0.9; });
+    for (const char* id : {"A", "B", "C"}) {
+      json e = h.Endpoint(id);
+      EXPECT_FALSE(e["rules"][0]["fired"].get<bool>()) << id << ": every endpoint is hot";
+      EXPECT_NEAR(e["rules"][0]["threshold"].get<double>(), 1.05, 1e-9) << id;
+      EXPECT_DOUBLE_EQ(e["weight"].get<double>(), 1.0) << id;
+    }
+  }
+  {
+    Harness h(config);
+    h.Set({{"A", 1}, {"B", 1}, {"C", 1}});
+    h.Drive(10, 100, [](const std::string&) { return Ok(20); },
+            [](const std::string& id) { return id == "A" ? 0.95 : 0.5; });
+    json a = h.Endpoint("A"), b = h.Endpoint("B");
+    EXPECT_TRUE(a["rules"][0]["fired"].get<bool>());
+    EXPECT_NEAR(a["rules"][0]["threshold"].get<double>(), 0.8, 1e-9) << "the absolute floor";
+    EXPECT_NEAR(a["weight"].get<double>(), 0.8, 1e-9);
+    EXPECT_FALSE(b["rules"][0]["fired"].get<bool>());
+  }
+  {
+    // The same fleet under the absolute rule alone: every endpoint above 80% is cut.
+    Harness h(R"({"picker": {"mode": "weighted"}, "seed": 7, "rules": [
+        {"metric": "cpu", "threshold": 0.8, "penalty": 0.2}]})");
+    h.Set({{"A", 1}, {"B", 1}, {"C", 1}});
+    h.Drive(10, 100, [](const std::string&) { return Ok(20); },
+            [](const std::string& id) { return id == "A" ? 0.95 : 0.9; });
+    for (const char* id : {"A", "B", "C"}) {
+      EXPECT_TRUE(h.Endpoint(id)["rules"][0]["fired"].get<bool>()) << id;
+    }
+  }
+}
+
 // The per-rule verdicts are recomputed when shown (not kept per endpoint): they must still be
 // what the last cycle judged, before the first cycle (none) and after a reload that changed the
 // rules (the old rules, until the next cycle judges with the new ones).

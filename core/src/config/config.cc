@@ -17,6 +17,11 @@ bool IsLatencyMetric(Metric m) {
   return m == Metric::kLatencyP99 || m == Metric::kLatencyP95 || m == Metric::kLatencyMean;
 }
 
+bool IsResourceMetric(Metric m) {
+  return m == Metric::kCpu || m == Metric::kMemory || m == Metric::kThreadPool ||
+         m == Metric::kConnectionPool;
+}
+
 std::vector<Rule> DefaultRules() {
   // The article gives no absolute P99 threshold, and any fixed number would be wrong for most
   // services. "Twice the lower-median endpoint" flags an outlier relative to its peers; the lower

@@ -40,6 +40,7 @@ inline constexpr std::string_view kMetricNames[] = {
 // "latency_p99", "error_rate", "cpu", ... (the JSON spelling).
 std::string_view MetricName(Metric m);
 bool IsLatencyMetric(Metric m);
+bool IsResourceMetric(Metric m);
 
 struct Rule {
   Metric metric = Metric::kLatencyP99;
@@ -50,6 +51,10 @@ struct Rule {
   // value for the same metric). 0 = not used. With both set, both must be exceeded.
   double relative = 0;
   double penalty = 0;  // added to the endpoint's penalty when the rule fires; in (0, 1]
+  // Resource metrics only: fires only when the value is also above the service's lower-median
+  // endpoint value plus this margin (a fraction), so that a fleet that runs hot as a whole is
+  // not cut as a whole. Unset (< 0): the absolute threshold alone.
+  double margin = -1;
 };
 
 enum class StepLimit : uint8_t {

@@ -57,6 +57,16 @@ Rule ReadRule(const Node& n, Keys rule_keys) {
     r.threshold = ReadDouble(n.Required("threshold", "a fraction in [0, 1]"),
                              config_keys::RuleKey("threshold").range);
   }
+  if (auto m = n.Get("margin")) {
+    if (!IsResourceMetric(r.metric)) {
+      m->Fail(fmt::format("only resource metrics (cpu, memory, thread_pool, connection_pool) "
+                          "take \"margin\"; {} is a {}",
+                          name, IsLatencyMetric(r.metric)
+                                    ? "latency metric, compared with its peers by \"relative\""
+                                    : "rate, judged by its threshold"));
+    }
+    r.margin = ReadDouble(*m, config_keys::RuleKey("margin").range);
+  }
   return r;
 }
 
@@ -312,6 +322,7 @@ std::string ConfigToJson(const Config& c) {
           if (r.relative > 0) rule["relative"] = r.relative;
         } else {
           rule["threshold"] = r.threshold;
+          if (r.margin >= 0) rule["margin"] = r.margin;
         }
         rule["penalty"] = r.penalty;
         out.push_back(std::move(rule));

@@ -274,6 +274,9 @@ constexpr Key kRuleKeys[] = {
     // Below 1 the rule would fire on most healthy endpoints: the reference is their median.
     InRule("relative", KeyType::kDouble, {1, 1000},
          "latency metrics: fires when the value is above relative x the lower-median endpoint's"),
+    InRule("margin", KeyType::kDouble, kFraction,
+         "resource metrics: fires only when the value is also above the lower-median "
+         "endpoint's plus this margin"),
     InRule("penalty", KeyType::kDouble, kPositiveFraction,
          "added to the endpoint's penalty when the rule fires"),
 };

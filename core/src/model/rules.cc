@@ -42,6 +42,16 @@ bool MetricValue(Metric m, const WindowStats& s, bool has_requests, double* out)
   return true;
 }
 
+int ResourceIndex(Metric m) {
+  switch (m) {
+    case Metric::kCpu: return 0;
+    case Metric::kMemory: return 1;
+    case Metric::kThreadPool: return 2;
+    case Metric::kConnectionPool: return 3;
+    default: return -1;
+  }
+}
+
 double Reference(Metric m, const ServiceReference& ref) {
   switch (m) {
     case Metric::kLatencyP99: return ref.p99_ms;
@@ -66,6 +76,14 @@ ServiceReference ComputeReference(const std::vector<const WindowStats*>& known) 
   ref.p99_ms = LowerMedian(std::move(p99));
   ref.p95_ms = LowerMedian(std::move(p95));
   ref.mean_ms = LowerMedian(std::move(mean));
+  for (int i = 0; i < kResources; ++i) {
+    std::vector<double> v;
+    for (const WindowStats* s : known) {
+      if (s->resource_known[i]) v.push_back(s->resources[i]);
+    }
+    ref.resource_known[i] = !v.empty();
+    ref.resources[i] = LowerMedian(std::move(v));
+  }
   return ref;
 }
 
@@ -80,6 +98,13 @@ ServiceReference ComputeReference(const std::vector<const WindowStats*>& known) 
     // A relative rule needs the service reference; without it the rule cannot judge.
     if (!ref.known) h.evaluated = false;
     threshold = std::max(threshold, r.relative * Reference(r.metric, ref));
+  }
+  if (r.margin >= 0) {
+    // Judged against the fleet: without a fleet value the endpoint is compared with itself,
+    // which never fires, so the rule is not evaluated rather than read as "low".
+    const int i = ResourceIndex(r.metric);
+    if (i < 0 || !ref.resource_known[i]) h.evaluated = false;
+    else threshold = std::max(threshold, ref.resources[i] + r.margin);
   }
   h.threshold = threshold;
   h.fired = h.evaluated && h.value > threshold;

@@ -16,6 +16,9 @@ namespace weighted {
 struct ServiceReference {
   double p99_ms = 0, p95_ms = 0, mean_ms = 0;
   bool known = false;
+  // The same for each resource, over the endpoints that have a value for it.
+  std::array<double, kResources> resources{};
+  std::array<bool, kResources> resource_known{};
 };
 ServiceReference ComputeReference(const std::vector<const WindowStats*>& known_endpoints);
 

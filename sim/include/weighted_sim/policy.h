@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -82,6 +83,12 @@ class Policy {
   }
   // The policy's current effective weights, normalised to sum 1; empty if it has none.
   virtual std::vector<double> Weights() const { return {}; }
+  // What the policy decided over the run, for policies that say (the engine, from its events):
+  // how often a weight moved, and how often an endpoint was isolated.
+  struct Decisions {
+    int64_t weight_changes = 0, isolations = 0;
+  };
+  virtual std::optional<Decisions> Decided() const { return std::nullopt; }
 };
 
 // Every policy name the simulator knows, in table order.

@@ -34,7 +34,9 @@
 //       "sick_share": num|null,           // share of requests sent to sick backends, while any
 //                                         // backend was sick; null = no fault
 //       "requests": int, "successes": int, "errors": int, "timeouts": int,
-//       "probes": int, "panic_picks": int  // picks the engine flagged WT_PICK_PROBE / _PANIC
+//       "probes": int, "panic_picks": int, // picks the engine flagged WT_PICK_PROBE / _PANIC
+//       "weight_changes": int, "isolations": int  // engine only: its weight_changed and
+//                                         // isolated events
 //     }, ...
 //   },
 //   "series": {                           // absent with "series": false
@@ -85,6 +87,7 @@ struct Summary {
   double p50_ms = 0, p99_ms = 0, p999_ms = 0;
   std::optional<double> sick_share;
   int64_t requests = 0, successes = 0, errors = 0, timeouts = 0, probes = 0, panic_picks = 0;
+  std::optional<Policy::Decisions> decisions;
 };
 
 struct PolicyResult {

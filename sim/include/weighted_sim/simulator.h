@@ -3,10 +3,12 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "weighted_sim/policy.h"
 #include "weighted_sim/scenario.h"
 #include "weighted_sim/series.h"
 
@@ -21,6 +23,7 @@ struct RunOutput {
   int64_t sent_to_sick = 0;          // of those, sent to a backend with an active fault
   int64_t probes = 0;                // picks the policy flagged as probes (engine only)
   int64_t panic_picks = 0;           // picks made in panic (engine only)
+  std::optional<Policy::Decisions> decisions;  // engine only
 };
 
 RunOutput Simulate(const Scenario& scenario, std::string_view policy, uint64_t seed);
