@@ -39,7 +39,10 @@ import org.springframework.web.client.RestClient;
  *
  * <p>"Client-side signals only" is the same config with {@code load_report.max_age_ms} at 1: a
  * server's figure is a second old at every cycle the test drives, so the rules never read one,
- * while the client, its balancer and its header handling stay exactly the same.
+ * while the client, its balancer and its header handling stay exactly the same. The latency
+ * rule reads the window's mean, not its p99: with ten requests per endpoint in a window the p99
+ * is the slowest one, and a single scheduler stall on a loaded machine fired it for the
+ * client-only engine a cycle before any request failed.
  */
 class SignalsComparisonTest {
   static final HttpClient HTTP = HttpClient.newHttpClient();
