@@ -43,16 +43,19 @@ class JsonScanner {
   }
   void Ws() {
     const char* q = p_;
-    while (q < end_ && IsWs(*q)) ++q;
+    // Before ':' and ',' there is usually nothing to skip: one compare says so.
+    while (q < end_ && static_cast<unsigned char>(*q) <= ' ' && IsWs(*q)) ++q;
     p_ = q;
   }
 
-  bool Syntax(std::string_view expected) {
+  // The messages are made out of line: the scanning functions then keep their registers for
+  // the scan instead of saving them for a format call on every entry.
+  [[gnu::cold, gnu::noinline]] bool Syntax(std::string_view expected) {
     error_ = fmt::format("not JSON at byte {} of the object: expected {}, found {}", p_ - begin_,
                          expected, p_ == end_ ? "the end" : Shown(std::string_view(p_, 1)));
     return false;
   }
-  bool Fail(const char* at, std::string_view why) {
+  [[gnu::cold, gnu::noinline]] bool Fail(const char* at, std::string_view why) {
     error_ = fmt::format("{} (byte {} of the object)", why, at - begin_);
     return false;
   }
@@ -79,9 +82,7 @@ class JsonScanner {
         const char* const at = p_;
         double v = 0;
         if (!Value(&v, "nested objects are not part of a load report")) return false;
-        if (!b_.Add(map, name, v)) {
-          return Fail(at, fmt::format("{}.{} {}", group, Shown(name), b_.why()));
-        }
+        if (!b_.AddEntry(map, name, v)) [[unlikely]] return EntryRefused(at, group, name);
       }
       Ws();
       if (p_ < end_ && *p_ == ',') {
@@ -95,64 +96,86 @@ class JsonScanner {
   }
 
   // A field's proto name at p_, quotes and all, matched without scanning the string first (the
-  // common case, as in MatchText). kUnknown: not one of them, or spelled another way.
+  // common case, as in MatchText): one candidate per first letter (two for 'r'), compared at a
+  // constant length, which the compiler turns into a few word compares. kUnknown: not one of
+  // them, or spelled another way (escapes, lowerCamelCase), which String() and FieldOf() take.
   Field KnownName(std::string_view* name) {
-    const size_t left = end_ - p_;
-    const auto is = [&](std::string_view proto, Field field) {
-      const size_t n = proto.size();
-      if (left <= n + 1 || p_[n + 1] != '"' || std::memcmp(p_ + 1, proto.data(), n) != 0) {
-        return false;
-      }
-      *name = proto;
-      p_ += n + 2;
-      return true;
-    };
-    if (left < 2) return Field::kUnknown;
-    switch (p_[1]) {  // one candidate per first letter, but for 'r'
-      case 'c': return is("cpu_utilization", Field::kCpu) ? Field::kCpu : Field::kUnknown;
-      case 'm': return is("mem_utilization", Field::kMemory) ? Field::kMemory : Field::kUnknown;
-      case 'n': return is("named_metrics", Field::kNamed) ? Field::kNamed : Field::kUnknown;
-      case 'e': return is("eps", Field::kEps) ? Field::kEps : Field::kUnknown;
-      case 'u':
-        return is("utilization", Field::kUtilization) ? Field::kUtilization : Field::kUnknown;
-      case 'a':
-        return is("application_utilization", Field::kApplication) ? Field::kApplication
-                                                                  : Field::kUnknown;
+    if (end_ - p_ < 2) return Field::kUnknown;
+    const char* const at = p_;
+    Field f = Field::kUnknown;
+    switch (p_[1]) {
+      case 'c': f = Is("cpu_utilization\"") ? Field::kCpu : f; break;
+      case 'm': f = Is("mem_utilization\"") ? Field::kMemory : f; break;
+      case 'n': f = Is("named_metrics\"") ? Field::kNamed : f; break;
+      case 'e': f = Is("eps\"") ? Field::kEps : f; break;
+      case 'u': f = Is("utilization\"") ? Field::kUtilization : f; break;
+      case 'a': f = Is("application_utilization\"") ? Field::kApplication : f; break;
       case 'r':
-        if (is("rps_fractional", Field::kRpsFractional)) return Field::kRpsFractional;
-        if (is("rps", Field::kRps)) return Field::kRps;
-        return is("request_cost", Field::kRequestCost) ? Field::kRequestCost : Field::kUnknown;
-      default: return Field::kUnknown;
+        f = Is("rps_fractional\"") ? Field::kRpsFractional
+            : Is("rps\"")          ? Field::kRps
+            : Is("request_cost\"") ? Field::kRequestCost
+                                   : f;
+        break;
+      default: break;
     }
+    if (f != Field::kUnknown) *name = std::string_view(at + 1, p_ - at - 2);
+    return f;
+  }
+  // Whether the opening quote at p_ is followed by `quoted` (a name and its closing quote); if
+  // so, p_ moves past it.
+  template <size_t N>
+  bool Is(const char (&quoted)[N]) {
+    constexpr size_t n = N - 1;
+    if (size_t(end_ - p_) <= n || std::memcmp(p_ + 1, quoted, n) != 0) return false;
+    p_ += n + 1;
+    return true;
   }
 
   // One member of the report: a standard field and its number, or a map and its object.
   bool Field1(const char* name_at, std::string_view name, Field known) {
     const Field field = known != Field::kUnknown ? known : FieldOf(name);
-    if (field == Field::kUnknown) {
-      return Fail(name_at, fmt::format("{} is not a field of an ORCA load report", Shown(name)));
-    }
+    if (field == Field::kUnknown) [[unlikely]] return NotAField(name_at, name);
     const char* const at = p_;
     if (IsMap(field)) {
-      if (p_ == end_ || *p_ != '{') {
-        double ignored;
-        if (!Value(&ignored, "")) return false;
-        return Fail(at, fmt::format("{} must be an object", name));
-      }
+      if (p_ == end_ || *p_ != '{') [[unlikely]] return NotAnObject(at, name);
       const uint32_t bit = 1u << int(field);
-      if (maps_ & bit) return Fail(name_at, fmt::format("{} appears twice", name));
+      if (maps_ & bit) [[unlikely]] return MapTwice(name_at, name);
       maps_ |= bit;
       return Members(field, name);
     }
     double v = 0;
     if (!Value(&v, "only named_metrics, utilization and request_cost are objects")) return false;
-    if (!b_.Add(field, {}, v)) return Fail(at, fmt::format("{} {}", name, b_.why()));
+    if (!b_.AddScalar(field, v)) [[unlikely]] return Refused(at, name);
     return true;
+  }
+
+  [[gnu::cold, gnu::noinline]] bool NotAField(const char* name_at, std::string_view name) {
+    return Fail(name_at, fmt::format("{} is not a field of an ORCA load report", Shown(name)));
+  }
+  [[gnu::cold, gnu::noinline]] bool NotAnObject(const char* at, std::string_view name) {
+    double ignored;
+    if (!OtherValue(&ignored, "")) return false;  // what it is instead, if that is refused
+    return Fail(at, fmt::format("{} must be an object", name));
+  }
+  [[gnu::cold, gnu::noinline]] bool MapTwice(const char* name_at, std::string_view name) {
+    return Fail(name_at, fmt::format("{} appears twice", name));
+  }
+  [[gnu::cold, gnu::noinline]] bool Refused(const char* at, std::string_view name) {
+    return Fail(at, fmt::format("{} {}", name, b_.why()));
+  }
+  [[gnu::cold, gnu::noinline]] bool EntryRefused(const char* at, std::string_view group,
+                                                 std::string_view name) {
+    return Fail(at, fmt::format("{}.{} {}", group, Shown(name), b_.why()));
   }
 
   // A value that must be a number: a JSON number or a string holding one. `object` is why an
   // object is refused here.
-  bool Value(double* v, std::string_view object) {
+  bool Value(double* v, const char* object) {
+    if (p_ < end_ && ((*p_ >= '0' && *p_ <= '9') || *p_ == '-')) [[likely]] return Number(v);
+    return OtherValue(v, object);
+  }
+  // The rest: a number in a string, or what is refused in its place.
+  [[gnu::noinline]] bool OtherValue(double* v, const char* object) {
     if (p_ == end_) return Syntax("a value");
     const char* const at = p_;
     switch (*p_) {
@@ -165,7 +188,7 @@ class JsonScanner {
         }
         return true;
       }
-      case '{': return Fail(at, object.empty() ? "an object is not a number" : object);
+      case '{': return Fail(at, *object ? object : "an object is not a number");
       case '[': return Fail(at, "arrays are not part of a load report");
       case 'n': return Literal("null") && Fail(at, "null is not a number");
       case 't': return Literal("true") && Fail(at, "a boolean is not a number");
@@ -182,9 +205,44 @@ class JsonScanner {
     return true;
   }
 
-  // JSON's number grammar, read once: up to 15 significant digits and no exponent is Clinger's
-  // fast path (see FastDecimal); the rest goes to from_chars over the span just checked.
+  // A number at p_ ('-' or a digit). The usual one (an integer part without a leading zero,
+  // maybe a fraction, no exponent, at most 19 digits whose value is at most 2^53) is read here
+  // in one pass and divided by an exact power of ten: Clinger's fast path, correctly rounded, so
+  // the value from_chars would give. Anything else is read again by NumberInFull.
   bool Number(double* v) {
+    static constexpr double kPow10[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,
+                                        1e7,  1e8,  1e9,  1e10, 1e11, 1e12, 1e13,
+                                        1e14, 1e15, 1e16, 1e17, 1e18, 1e19};
+    const char* q = p_;
+    const char* const end = end_;
+    const bool negative = *q == '-';
+    q += negative;
+    const char* const first = q;
+    uint64_t m = 0;
+    unsigned d;
+    const auto digit = [&] { return q < end && (d = static_cast<unsigned char>(*q) - '0') <= 9; };
+    for (; digit(); ++q) m = m * 10 + d;
+    const char* const point = q;
+    const ptrdiff_t ints = point - first;
+    ptrdiff_t frac = 0;
+    if (q < end && *q == '.') {
+      for (++q; digit(); ++q) m = m * 10 + d;
+      frac = q - point - 1;
+      if (frac == 0) [[unlikely]] return NumberInFull(v);
+    }
+    if (ints == 0 || (*first == '0' && ints > 1) || ints + frac > 19 || m > (uint64_t{1} << 53) ||
+        (q < end && (*q | 0x20) == 'e')) [[unlikely]] {
+      return NumberInFull(v);
+    }
+    *v = double(m) / kPow10[frac];
+    if (negative) *v = -*v;
+    p_ = q;
+    return true;
+  }
+
+  // JSON's number grammar in full, with its errors; up to 15 significant digits and no exponent
+  // still take the fast path, the rest goes to from_chars over the span just checked.
+  [[gnu::noinline]] bool NumberInFull(double* v) {
     static constexpr double kPow10[] = {1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7,
                                         1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15};
     // A local cursor: p_ is a member, and the compiler would store it at every step.
