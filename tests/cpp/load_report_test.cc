@@ -1,7 +1,12 @@
 // Servers' load reports: the endpoint-load-metrics header parsed (TEXT and JSON, ORCA's field
 // names), malformed ones refused with where and why, and the values feeding the same window as
 // the client's resource reports, with load_report.prefer and max_age_ms deciding which counts.
+#include <charconv>
+#include <cmath>
+#include <cstring>
+#include <random>
 #include <string>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -214,6 +219,148 @@ TEST(LoadReportParse, JsonOutsideTheGrammarIsRefusedAtItsByte) {
   EXPECT_NE(m.find("eps must be a finite number"), std::string::npos) << m;
   m = Error(R"(JSON {"named_metrics": [1]})");
   EXPECT_NE(m.find("arrays are not part of a load report"), std::string::npos) << m;
+}
+
+// What from_chars reads from `text`: the correctly rounded double, as the parser's fast paths
+// must give too.
+double Reference(const std::string& text) {
+  double v = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  EXPECT_TRUE(ec == std::errc() && end == text.data() + text.size()) << text;
+  return v;
+}
+
+void ExpectSameNumber(const std::string& text) {
+  SCOPED_TRACE(text);
+  const double want = Reference(text);
+  const LoadReport j = MustParse("JSON {\"eps\": " + text + "}");
+  const LoadReport t = MustParse("TEXT eps=" + text);
+  // Bit for bit: the sign of a zero and the last bit of a mantissa included.
+  EXPECT_EQ(std::memcmp(&j.eps, &want, sizeof want), 0) << j.eps << " vs " << want;
+  EXPECT_EQ(std::memcmp(&t.eps, &want, sizeof want), 0) << t.eps << " vs " << want;
+}
+
+TEST(LoadReportParse, NumbersAreReadAsFromCharsReadsThem) {
+  for (const char* text :
+       {"0", "-0", "-0.0", "0.5", "118.5", "0.000001", "1.5", "10", "123456789012345",
+        "1234567890123456", "9007199254740992", "9007199254740993", "1234567890123456789",
+        "12345678901234567890", "0.1234567890123456789", "123456789.0123456789",
+        "100000000000000000000000", "1e2", "1E+2", "5e-1", "0.1e1", "4e-320",
+        "2.2250738585072011e-308", "1.7976931348623157e308", "7.0e-10"}) {
+    ExpectSameNumber(text);
+  }
+  // Random decimals around the fast path's edges: up to 22 digits, up to 21 of them after the
+  // point, with and without an exponent.
+  std::mt19937_64 rng(16);
+  for (int i = 0; i < 4000; ++i) {
+    const int ints = 1 + int(rng() % 12), frac = int(rng() % 12);
+    std::string text(1, char('1' + rng() % 9));
+    for (int k = 1; k < ints; ++k) text += char('0' + rng() % 10);
+    if (frac > 0 || rng() % 4 == 0) {
+      text += '.';
+      for (int k = 0; k < std::max(frac, 1); ++k) text += char('0' + rng() % 10);
+    }
+    if (rng() % 5 == 0) text += "e" + std::to_string(int(rng() % 40) - 20);
+    if (rng() % 3 == 0) text = "0." + text.substr(0, text.find_first_of(".e"));
+    ExpectSameNumber(text);
+  }
+}
+
+TEST(LoadReportParse, JsonNumbersOutsideItsGrammarAreRefusedAsBefore) {
+  const auto json_error = [](const std::string& number) {
+    return Error("JSON {\"eps\": " + number + "}");
+  };
+  EXPECT_NE(json_error("+1").find("not JSON at byte 8 of the object: expected a value, found \"+\""),
+            std::string::npos);
+  EXPECT_NE(json_error(".5").find("expected a value, found \".\""), std::string::npos);
+  EXPECT_NE(json_error("0x10").find("byte 9 of the object: expected ',' or '}', found \"x\""),
+            std::string::npos);
+  EXPECT_NE(json_error("-01").find("byte 10 of the object: expected ',' or '}', found \"1\""),
+            std::string::npos);
+  EXPECT_NE(json_error("1.5.2").find("byte 11 of the object: expected ',' or '}', found \".\""),
+            std::string::npos);
+  EXPECT_NE(json_error("-").find("byte 9 of the object: expected a value, found \"}\""),
+            std::string::npos);
+  EXPECT_NE(json_error("1.e5").find("a digit after the decimal point"), std::string::npos);
+  EXPECT_NE(json_error("1e+").find("a digit in the exponent"), std::string::npos);
+  EXPECT_NE(json_error("inf").find("expected a value, found \"i\""), std::string::npos);
+  EXPECT_NE(json_error("Infinity").find("expected a value, found \"I\""), std::string::npos);
+  EXPECT_NE(json_error("nan").find("expected a value, found \"n\""), std::string::npos);
+  EXPECT_NE(json_error("NaN").find("expected a value, found \"N\""), std::string::npos);
+  EXPECT_NE(json_error("-1e999").find("eps must be a finite number, got -inf"), std::string::npos);
+  EXPECT_NE(json_error("-0.5").find("eps must be >= 0, got -0.5"), std::string::npos);
+  EXPECT_NE(json_error("\"inf\"").find("eps must be a finite number, got inf"), std::string::npos);
+  // From a string, from_chars' grammar: hex and a leading '+' are not numbers there either.
+  EXPECT_NE(json_error("\"0x10\"").find("the string \"0x10\" is not a number"), std::string::npos);
+  EXPECT_NE(json_error("\"+1\"").find("the string \"+1\" is not a number"), std::string::npos);
+  EXPECT_EQ(MustParse("JSON {\"eps\": 1e-400, \"rps\": -0}").eps, 0);
+}
+
+TEST(LoadReportParse, StringsAreScannedAlikeAtEveryOffset) {
+  // A string's plain bytes are scanned eight at a time: what ends a run (an escape, a control
+  // character, a multi-byte character, the closing quote) is found wherever it falls.
+  for (int k = 0; k < 20; ++k) {
+    SCOPED_TRACE(k);
+    const std::string pad(k, 'x');
+    const std::string pool = pad + "_pool";
+    const LoadReportNames names{pool, "connection_pool"};
+    LoadReport r = MustParse(
+        "JSON {\"named_metrics\": {\"" + pad + "\\u005fpool\": 0.5, \"" + pad + "\xc3\xa9\": 1}}",
+        names);
+    EXPECT_EQ(r.present, unsigned(WT_RES_THREAD_POOL));
+    EXPECT_DOUBLE_EQ(r.resources[2], 0.5);
+    EXPECT_EQ(MustParse("JSON {\"named_metrics\": {\"" + pool + "\": 0.25}}", names).resources[2],
+              0.25);
+    // The name starts at byte 20 of the object: {"named_metrics": {"
+    const std::string at = "(byte " + std::to_string(20 + k) + " of the object)";
+    std::string m = Error("JSON {\"named_metrics\": {\"" + pad + "\x01\": 1}}");
+    EXPECT_NE(m.find("a control character inside a string must be escaped " + at),
+              std::string::npos) << m;
+    m = Error("JSON {\"named_metrics\": {\"" + pad + "\xff\": 1}}");
+    EXPECT_NE(m.find("a string is not UTF-8 " + at), std::string::npos) << m;
+    m = Error("JSON {\"named_metrics\": {\"" + pad);
+    EXPECT_NE(m.find("byte 19 of the object: expected a string closed by '\"'"),
+              std::string::npos) << m;
+  }
+}
+
+TEST(LoadReportParse, TextAndJsonTakeAndRefuseTheSameValues) {
+  // Each metric through both forms: the same report, or the same reason. (A number past a
+  // double's range is refused by both, as not a number in TEXT, as not finite in JSON.)
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"cpu_utilization", "1"}, {"cpu_utilization", "1.5"}, {"cpu_utilization", "0"},
+      {"mem_utilization", "1"}, {"mem_utilization", "1.0000001"}, {"mem_utilization", "-0"},
+      {"application_utilization", "2"}, {"application_utilization", "-1"},
+      {"rps_fractional", "1e300"}, {"rps", "0"}, {"eps", "-2"},
+      {"named_metrics.thread_pool", "1"}, {"named_metrics.thread_pool", "1.5"},
+      {"named_metrics.thread_pool", "-0.5"}, {"named_metrics.other", "-3"},
+      {"named_metrics.connection_pool", "0.75"}, {"utilization.connection_pool", "0.25"},
+      {"utilization.other", "-0.5"}, {"utilization.other", "2"}, {"request_cost.bytes", "-3"},
+      {"request_cost.bytes", "1e300"}};
+  for (const auto& [field, value] : cases) {
+    SCOPED_TRACE(field + "=" + value);
+    const std::string text = "TEXT " + field + "=" + value;
+    const size_t dot = field.find('.');
+    const std::string json =
+        dot == std::string::npos
+            ? "JSON {\"" + field + "\": " + value + "}"
+            : "JSON {\"" + field.substr(0, dot) + "\": {\"" + field.substr(dot + 1) + "\": " +
+                  value + "}}";
+    LoadReport t, j;
+    const Status ts = ParseLoadReport("test", text, kNames, &t);
+    const Status js = ParseLoadReport("test", json, kNames, &j);
+    ASSERT_EQ(ts.ok(), js.ok()) << ts.message() << " / " << js.message();
+    if (ts.ok()) {
+      EXPECT_EQ(t.present, j.present);
+      EXPECT_EQ(t.resources, j.resources);
+      EXPECT_EQ(t.rps, j.rps);
+      EXPECT_EQ(t.eps, j.eps);
+    } else {
+      // TEXT: "... "field" must be ...", JSON: "... field must be ... (byte N ...)".
+      const std::string why = ts.message().substr(ts.message().rfind("\" ") + 2);
+      EXPECT_NE(js.message().find(why), std::string::npos) << ts.message() << " / " << js.message();
+    }
+  }
 }
 
 TEST(LoadReportParse, ItIsBounded) {

@@ -17,7 +17,6 @@ namespace {
 using namespace load_report_internal;
 
 constexpr std::string_view kText = "TEXT ";
-constexpr std::string_view kJson = "JSON ";
 constexpr std::string_view kBin = "BIN ";
 
 std::string_view Trim(std::string_view s) {
@@ -172,40 +171,38 @@ Status ParseText(const char* where, std::string_view body, size_t base, Builder&
   }
 }
 
-Status ParseJson(const char* where, std::string_view body, Builder& b) {
-  std::string why;
-  if (!ScanJson(body, b, &why)) return Bad(where, fmt::format("JSON: {}", why));
-  return Status::Ok();
+// Whether s starts with the 4-letter format name `format` and a space, or is the name alone
+// ("TEXT " lost its space to the trim): at a constant length, a word compare or two.
+bool IsFormat(std::string_view s, const char (&format)[5]) {
+  return s.size() >= 4 && std::memcmp(s.data(), format, 4) == 0 && (s.size() == 4 || s[4] == ' ');
 }
 
 }  // namespace
 
 Status ParseLoadReport(const char* where, std::string_view header, const LoadReportNames& names,
                        LoadReport* out) {
-  if (header.size() > kMaxLoadReportBytes) {
+  if (header.size() > kMaxLoadReportBytes) [[unlikely]] {
     return Bad(where, fmt::format("{} bytes, more than the {} a load report may have",
                                   header.size(), kMaxLoadReportBytes));
   }
-  std::string_view value = Trim(header);
+  const std::string_view value = Trim(header);
   const size_t base = value.empty() ? 0 : static_cast<size_t>(value.data() - header.data());
-  // "TEXT " with nothing after it lost its space to the trim: an empty report.
-  if (value == kText.substr(0, 4) || value == kJson.substr(0, 4)) {
-    value = value == kText.substr(0, 4) ? kText : kJson;
-  }
+  // The format's name and its space; "TEXT" alone is an empty report.
+  const std::string_view body = value.substr(std::min<size_t>(value.size(), kText.size()));
   Builder b(names);
-  Status s;
-  if (value.starts_with(kText)) {
-    s = ParseText(where, value.substr(kText.size()), base + kText.size(), b);
-  } else if (value.starts_with(kJson)) {
-    s = ParseJson(where, value.substr(kJson.size()), b);
+  if (IsFormat(value, "JSON")) {
+    std::string why;
+    if (!ScanJson(body, b, &why)) [[unlikely]] return Bad(where, fmt::format("JSON: {}", why));
+  } else if (IsFormat(value, "TEXT")) {
+    if (Status s = ParseText(where, body, base + kText.size(), b); !s.ok()) [[unlikely]] return s;
   } else if (value.starts_with(kBin)) {
-    s = Bad(where, "the BIN (serialized protobuf) format is not supported: send TEXT or JSON");
+    return Bad(where, "the BIN (serialized protobuf) format is not supported: send TEXT or JSON");
   } else {
-    s = Bad(where, fmt::format("{} does not start with a format, \"TEXT \" or \"JSON \"",
-                               Shown(value.substr(0, 16))));
+    return Bad(where, fmt::format("{} does not start with a format, \"TEXT \" or \"JSON \"",
+                                  Shown(value.substr(0, 16))));
   }
-  if (s.ok()) *out = b.report();
-  return s;
+  *out = b.report();
+  return Status::Ok();
 }
 
 }  // namespace weighted

@@ -6,6 +6,7 @@
 #include <array>
 #include <cmath>
 #include <cstring>
+#include <limits>
 #include <string>
 #include <string_view>
 
@@ -56,36 +57,87 @@ inline bool IsMap(Field f) { return f == Field::kNamed || f == Field::kUtilizati
 // What one parse has seen so far, and the report it builds. A field is remembered by a bit, a
 // map entry by its name, a view that lives as long as the parse (into the header, or into the
 // JSON scanner's unescaped copy), so a duplicate is found without an allocation.
+//
+// Each Add has a short path for a value the rules take as it is (a fraction, or a rate), and
+// leaves everything else, refusals and their messages included, to Checked(): the common header
+// then costs a few compares per metric, and no string is made unless it is refused.
 class Builder {
  public:
   explicit Builder(const LoadReportNames& names) : names_(names) {}
 
   // One metric: `field`, and for a map the entry's `key`. false: refused, and why() says why.
-  // No string is made unless it is refused.
   bool Add(Field field, std::string_view key, double v) {
-    const std::string_view group = field == Field::kNamed         ? "named_metrics"
-                                   : field == Field::kUtilization ? "utilization"
-                                   : field == Field::kRequestCost ? "request_cost"
-                                                                  : "";
-    if (IsMap(field) && key.empty()) return Refuse(fmt::format("a {} entry has an empty name", group));
-    if (count_ == kMaxLoadReportEntries) {
-      return Refuse(fmt::format("more than {} metrics", kMaxLoadReportEntries));
-    }
+    return IsMap(field) ? AddEntry(field, key, v) : AddScalar(field, v);
+  }
+
+  // A standard field that is not a map.
+  bool AddScalar(Field field, double v) {
+    if (count_ == kMaxLoadReportEntries) [[unlikely]] return TooMany();
     ++count_;
-    if (IsMap(field)) {
-      for (int i = 0; i < entries_; ++i) {
-        if (entry_field_[i] == field && std::string_view(entry_name_[i], entry_len_[i]) == key) {
-          return Refuse("appears twice");
-        }
-      }
-      entry_field_[entries_] = field;
-      entry_name_[entries_] = key.data();
-      entry_len_[entries_++] = static_cast<uint16_t>(key.size());
-    } else {
-      const uint32_t bit = 1u << int(field);
-      if (fields_ & bit) return Refuse("appears twice");
-      fields_ |= bit;
+    const uint32_t bit = 1u << int(field);
+    if (fields_ & bit) [[unlikely]] return Refuse("appears twice");
+    fields_ |= bit;
+    // NaN fails both compares; a rate may be any finite number >= 0, the rest are fractions.
+    const bool usual = field >= Field::kRpsFractional && field <= Field::kEps
+                           ? v >= 0 && v <= std::numeric_limits<double>::max()
+                           : v >= 0 && v <= 1;
+    if (!usual) [[unlikely]] return Checked(field, {}, v);
+    switch (field) {
+      case Field::kCpu: Set(0, v); return true;
+      case Field::kMemory: Set(1, v); return true;
+      case Field::kApplication: return true;
+      case Field::kRpsFractional: SetRps(v, /*fractional=*/true); return true;
+      case Field::kRps: SetRps(v, false); return true;
+      case Field::kEps:
+        out_.eps = v;
+        out_.present |= kReportEps;
+        return true;
+      default: return Checked(field, {}, v);
     }
+  }
+
+  // An entry `key` of the map `map` (kNamed, kUtilization or kRequestCost).
+  bool AddEntry(Field map, std::string_view key, double v) {
+    if (key.empty()) [[unlikely]] return EmptyName(map);
+    if (count_ == kMaxLoadReportEntries) [[unlikely]] return TooMany();
+    ++count_;
+    for (int i = 0; i < entries_; ++i) {
+      if (entry_len_[i] == key.size() && entry_field_[i] == map &&
+          std::memcmp(entry_name_[i], key.data(), key.size()) == 0) [[unlikely]] {
+        return Refuse("appears twice");
+      }
+    }
+    entry_field_[entries_] = map;
+    entry_name_[entries_] = key.data();
+    entry_len_[entries_++] = static_cast<uint16_t>(key.size());
+    if (!(v >= 0 && v <= 1) || map == Field::kRequestCost) return Checked(map, key, v);
+    if (const int pool = PoolOf(key); pool >= 0) Set(pool, v);
+    return true;
+  }
+
+  const std::string& why() const { return why_; }
+  const LoadReport& report() const { return out_; }
+
+ private:
+  // The pool a named_metrics / utilization entry is, by the config's names; -1: neither.
+  int PoolOf(std::string_view key) const {
+    return key == names_.thread_pool ? 2 : key == names_.connection_pool ? 3 : -1;
+  }
+
+  void Set(int resource, double v) {
+    out_.resources[resource] = v;
+    out_.present |= 1u << resource;
+  }
+  void SetRps(double v, bool fractional) {
+    // rps is deprecated: rps_fractional wins when both are sent, in either order.
+    if (fractional || !has_fractional_) out_.rps = v;
+    has_fractional_ |= fractional;
+    out_.present |= kReportRps;
+  }
+
+  // Every value of `field` (and `key`) that the short paths leave: checked for what the field
+  // takes, with the reason when it does not.
+  [[gnu::noinline]] bool Checked(Field field, std::string_view key, double v) {
     if (!std::isfinite(v)) return Refuse(fmt::format("must be a finite number, got {}", v));
     if (v < 0 && field != Field::kNamed && field != Field::kRequestCost) {
       return Refuse(fmt::format("must be >= 0, got {:g}", v));
@@ -102,13 +154,8 @@ class Builder {
       case Field::kRequestCost:
         return true;  // valid, and nothing the rules read
       case Field::kRpsFractional:
-        out_.rps = v;
-        out_.present |= kReportRps;
-        has_fractional_ = true;
-        return true;
-      case Field::kRps:  // deprecated: rps_fractional wins when both are sent
-        if (!has_fractional_) out_.rps = v;
-        out_.present |= kReportRps;
+      case Field::kRps:
+        SetRps(v, field == Field::kRpsFractional);
         return true;
       case Field::kEps:
         out_.eps = v;
@@ -116,17 +163,15 @@ class Builder {
         return true;
       case Field::kNamed:
       case Field::kUtilization: {
-        const int pool = key == names_.thread_pool       ? 2
-                         : key == names_.connection_pool ? 3
-                                                         : -1;
+        const int pool = PoolOf(key);
         if (field == Field::kUtilization && v > 1) {
           return Refuse(fmt::format("must be a fraction in [0, 1], got {:g}", v));
         }
         if (pool < 0) return true;
         if (!(v >= 0 && v <= 1)) {
           return Refuse(fmt::format("is the {} (load_report.{}_metric) and must be a fraction in "
-                             "[0, 1], got {:g}",
-                             ResourceName(pool), ResourceName(pool), v));
+                                    "[0, 1], got {:g}",
+                                    ResourceName(pool), ResourceName(pool), v));
         }
         Set(pool, v);
         return true;
@@ -136,17 +181,17 @@ class Builder {
     return Refuse("is not a field of an ORCA load report");
   }
 
-  const std::string& why() const { return why_; }
-  const LoadReport& report() const { return out_; }
-
- private:
-  void Set(int resource, double v) {
-    out_.resources[resource] = v;
-    out_.present |= 1u << resource;
+  [[gnu::cold, gnu::noinline]] bool TooMany() {
+    return Refuse(fmt::format("more than {} metrics", kMaxLoadReportEntries));
   }
-
-  bool Refuse(std::string why) {
-    why_ = std::move(why);
+  [[gnu::cold, gnu::noinline]] bool EmptyName(Field map) {
+    const std::string_view group = map == Field::kNamed         ? "named_metrics"
+                                   : map == Field::kUtilization ? "utilization"
+                                                                : "request_cost";
+    return Refuse(fmt::format("a {} entry has an empty name", group));
+  }
+  [[gnu::cold, gnu::noinline]] bool Refuse(std::string_view why) {
+    why_.assign(why.data(), why.size());
     return false;
   }
 
