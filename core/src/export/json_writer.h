@@ -64,6 +64,7 @@ class JsonWriter {
   // A value that is JSON already (an event's reason, made by the engine).
   JsonWriter& Json(std::string_view json) { return Raw(json); }
 
+  void Reserve(size_t bytes) { out_.reserve(bytes); }
   std::string Take() { return std::move(out_); }
 
  private:

@@ -76,9 +76,9 @@ class StateFileWriter final : public StateSink {
   Status Open(const char* where);
   void Request(Work w);
   void Worker();
-  // Builds the texts outside mu_ (they read the engine), then writes them under it.
+  // Encodes the snapshot record into its slot outside mu_ (it reads the engine), then finishes
+  // the slot and writes the history point under it.
   void Publish(const Work& w);
-  void WriteSnapshot(const std::string& json);
   void WriteHistory(const std::string& point);
   void AppendEvents(const std::string& service, const std::vector<PendingEvent>& events);
   void WriteEvent(std::string json);
@@ -93,7 +93,7 @@ class StateFileWriter final : public StateSink {
   bool committed_ = false;
 
   std::mutex publish_mu_;   // one Publish at a time
-  std::string snapshot_buf_, point_buf_;  // under publish_mu_: reused by each publication
+  std::string point_buf_;  // under publish_mu_: reused by each publication
   mutable std::mutex mu_;  // the mapping and its counters
   std::unique_ptr<Mapping> map_;
   uint64_t history_points_ = 0;
