@@ -1,7 +1,8 @@
 // The state file: the engine's state published to a memory-mapped file (export.state_file) so that
 // monitors in other processes attach to it (state_reader.h, wt_monitor_open). It carries the
-// snapshot JSON exactly as wt_engine_snapshot_json writes it, one history point per controller
-// cycle (per endpoint: state, weight, share, penalty) and a ring of recent events. The layout and
+// snapshot as a binary record that monitors render to exactly the text wt_engine_snapshot_json
+// writes (snapshot_record.h), one history point per controller cycle (per endpoint: state,
+// weight, share, penalty) and a ring of recent events. The layout and
 // the sequence-lock argument are in state_format.h and docs/state-file.md.
 //
 // Off the request path: the engine hands it each cycle, membership change and event batch
