@@ -1,6 +1,6 @@
 // Fuzzes the state file's reader (wt_monitor_*) with files a damaged disk, another version or a
 // hostile writer could leave: every check the reader makes on the header, the offsets, the
-// slots' sequence locks, lengths, hashes and contents.
+// slots' sequence locks, lengths, hashes and contents, and the snapshot record's renderer.
 //
 // The input is the file. When it starts with a header whose file size is at least the input's
 // (and at most 4 MiB), the file is padded with zeros to that size, so that mutations reach the
@@ -9,7 +9,8 @@
 // Properties checked on every input (a violation aborts, which libFuzzer reports as a crash):
 //   - every call returns WT_OK, WT_ERR_FORMAT, WT_ERR_IO or WT_ERR_NOT_FOUND, and a failure
 //     has a message;
-//   - a returned text has the length reported and no NUL; the info text is valid JSON.
+//   - a returned text has the length reported and no NUL; the info text and the snapshot (which
+//     the reader renders from the file's binary record) are valid JSON.
 // ASan and UBSan watch everything underneath.
 #include <sys/mman.h>
 #include <unistd.h>
@@ -77,7 +78,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   char* text = nullptr;
   size_t len = 0;
   wt_status s = wt_monitor_snapshot_json(m, &text, &len);
-  CheckText(s, text, len, "snapshot", false);
+  CheckText(s, text, len, "snapshot", true);
   s = wt_monitor_history_json(m, 0, 0, &text, &len);
   CheckText(s, text, len, "history", false);
   s = wt_monitor_history_json(m, 1, 2, &text, &len);

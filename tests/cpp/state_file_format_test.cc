@@ -12,6 +12,7 @@
 
 #include <gmock/gmock.h>
 
+#include "export/snapshot_record.h"
 #include "export/state_format.h"
 #include "harness.h"
 #include "state_file_helpers.h"
@@ -52,6 +53,39 @@ class StateFileFormat : public ::testing::Test {
     std::memcpy(bytes.data() + offset, &value, sizeof value);
   }
 
+  // The hash of the slot at `slot` recomputed over its payload, as a forger would.
+  static void Rehash(std::string& b, uint64_t slot) {
+    const auto* sh = reinterpret_cast<const sf::SlotHeader*>(b.data() + slot);
+    Put<uint64_t>(b, slot + offsetof(sf::SlotHeader, hash),
+                  sf::Hash(b.data() + slot + sizeof(sf::SlotHeader), sh->length));
+  }
+
+  // Where the good file's record (at `record`) keeps its first service and first endpoint, as
+  // snapshot_record.h lays it out (the harness's engine has no metric source).
+  uint64_t FirstServiceRecord(uint64_t record) {
+    const std::string b = Bytes();
+    SnapshotHead head;
+    std::memcpy(&head, b.data() + record, sizeof head);
+    EXPECT_EQ(head.sources, 0u);
+    uint64_t at = record + sizeof head;
+    at += 8 + (Get(b, at) + 7) / 8 * 8;  // the profile
+    return at + 8;                       // after the service marker
+  }
+  uint64_t FirstEndpointRecord(uint64_t record) {
+    const std::string b = Bytes();
+    uint64_t at = FirstServiceRecord(record) + sizeof(ServiceRecord);
+    return at + 8 + (Get(b, at) + 7) / 8 * 8;  // after the service's name
+  }
+  static uint64_t Get(const std::string& b, uint64_t at) {
+    uint64_t v;
+    std::memcpy(&v, b.data() + at, sizeof v);
+    return v;
+  }
+  std::string Bytes() {
+    std::ifstream in(good_, std::ios::binary);
+    return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  }
+
   // The offset of the newest snapshot's slot in the good file.
   uint64_t NewestSnapshotSlot() {
     const sf::Header h = ReadHeader(good_);
@@ -89,9 +123,13 @@ TEST_F(StateFileFormat, TheGoodFileReads) {
 TEST_F(StateFileFormat, HeadersItDoesNotUnderstandAreRefused) {
   EXPECT_THAT(OpenError(Variant("magic", [](std::string& b) { b[0] = 'X'; }), WT_ERR_FORMAT),
               Says("bad magic"));
-  EXPECT_THAT(OpenError(Variant("v2", [](std::string& b) {
-                Put<uint32_t>(b, offsetof(sf::Header, major), 2);
-              }), WT_ERR_FORMAT), Says("format version 2.0; this library reads 1.x"));
+  EXPECT_THAT(OpenError(Variant("v3", [](std::string& b) {
+                Put<uint32_t>(b, offsetof(sf::Header, major), 3);
+              }), WT_ERR_FORMAT), Says("format version 3.0; this library reads 2.x"));
+  // A 1.x file held the snapshot as JSON text, which this reader would take for a record.
+  EXPECT_THAT(OpenError(Variant("v1", [](std::string& b) {
+                Put<uint32_t>(b, offsetof(sf::Header, major), 1);
+              }), WT_ERR_FORMAT), Says("format version 1.0; this library reads 2.x"));
   EXPECT_THAT(OpenError(Variant("endian", [](std::string& b) {
                 Put<uint32_t>(b, offsetof(sf::Header, endian_tag), 0x04030201);
               }), WT_ERR_FORMAT), Says("byte order"));
@@ -157,13 +195,71 @@ TEST_F(StateFileFormat, DamagedSlotsAreErrorsNotText) {
   EXPECT_THAT(SnapshotError(Variant("long", [&](std::string& b) {
                 Put<uint64_t>(b, slot + offsetof(sf::SlotHeader, length), uint64_t{1} << 40);
               })), Says("claims"));
-  EXPECT_THAT(SnapshotError(Variant("nul", [&](std::string& b) {
-                const size_t at = slot + sizeof(sf::SlotHeader) + 3;
-                b[at] = '\0';
-                const auto* sh = reinterpret_cast<const sf::SlotHeader*>(b.data() + slot);
-                Put<uint64_t>(b, slot + offsetof(sf::SlotHeader, hash),
-                              sf::Hash(b.data() + slot + sizeof(sf::SlotHeader), sh->length));
-              })), Says("NUL"));
+  // The history and event slots hold JSON text: a NUL there is refused even with its hash.
+  const sf::Header h = ReadHeader(good_);
+  const uint64_t point = h.history_offset + ((h.history_points - 1) % h.history_slots) *
+                                                h.history_slot_bytes;
+  const std::string nul = Variant("nul", [&](std::string& b) {
+    b[point + sizeof(sf::SlotHeader) + 3] = '\0';
+    Rehash(b, point);
+  });
+  wt_monitor* m = nullptr;
+  ASSERT_EQ(wt_monitor_open(nul.c_str(), &m), WT_OK) << wt_last_error();
+  char* t = nullptr;
+  EXPECT_EQ(wt_monitor_history_json(m, 0, 0, &t, nullptr), WT_ERR_FORMAT);
+  EXPECT_THAT(std::string(wt_last_error()), Says("NUL"));
+  wt_monitor_close(m);
+}
+
+// A snapshot record that passes its hash (a hostile or buggy writer made it so) is still read as
+// hostile: each case below forges one and recomputes the hash. The message says what and where.
+TEST_F(StateFileFormat, ForgedSnapshotRecordsAreRefusedWithWhereAndWhy) {
+  const uint64_t slot = NewestSnapshotSlot();
+  const uint64_t record = slot + sizeof(sf::SlotHeader);
+  const uint64_t ep = FirstEndpointRecord(record);
+  const auto forge = [&](const char* name, const std::function<void(std::string&)>& patch) {
+    return SnapshotError(Variant(name, [&](std::string& b) {
+      patch(b);
+      Rehash(b, slot);
+    }));
+  };
+  EXPECT_THAT(forge("state", [&](std::string& b) {
+                b[ep + offsetof(EndpointRecord, state)] = 9;
+              }), Says("endpoint 0 of service \"svc\": byte"));
+  EXPECT_THAT(forge("state2", [&](std::string& b) {
+                b[ep + offsetof(EndpointRecord, state)] = 9;
+              }), Says("state 9 is not a state"));
+  EXPECT_THAT(forge("origin", [&](std::string& b) {
+                b[ep + offsetof(EndpointRecord, resource_origin) + 2] = 3;
+              }), Says("resource origin 3 is not an origin"));
+  EXPECT_THAT(forge("hits", [&](std::string& b) {
+                Put<uint64_t>(b, ep + offsetof(EndpointRecord, hits), uint64_t{1} << 60);
+              }), Says("rule hits: 1152921504606846976 claimed"));
+  EXPECT_THAT(forge("endpoints", [&](std::string& b) {
+                // The service's endpoint count sits right before its name.
+                const uint64_t service = FirstServiceRecord(record);
+                Put<uint64_t>(b, service + offsetof(ServiceRecord, endpoints), ~uint64_t{0});
+              }), Says("endpoints: 18446744073709551615 claimed"));
+  EXPECT_THAT(forge("id", [&](std::string& b) {
+                b[ep + sizeof(EndpointRecord) + 8] = '\xff';  // the id's first byte
+              }), Says("endpoint id is not UTF-8"));
+  EXPECT_THAT(forge("idlen", [&](std::string& b) {
+                Put<uint64_t>(b, ep + sizeof(EndpointRecord), uint64_t{1} << 40);
+              }), Says("endpoint id: 1099511627776 bytes claimed"));
+  EXPECT_THAT(forge("cut", [&](std::string& b) {
+                reinterpret_cast<sf::SlotHeader*>(b.data() + slot)->length -= 8;  // the end marker
+              }), Says("service marker cut short"));
+  EXPECT_THAT(forge("cut2", [&](std::string& b) {
+                // and 8 bytes of the last rule hit: the count is checked before any is read
+                reinterpret_cast<sf::SlotHeader*>(b.data() + slot)->length -= 16;
+              }), Says("endpoint 1 of service \"svc\": byte "));
+  EXPECT_THAT(forge("trailing", [&](std::string& b) {
+                auto* sh = reinterpret_cast<sf::SlotHeader*>(b.data() + slot);
+                sh->length += 8;
+              }), Says("8 bytes after the record's end"));
+  EXPECT_THAT(forge("marker", [&](std::string& b) {
+                Put<uint64_t>(b, FirstServiceRecord(record) - 8, 5);
+              }), Says("service marker 5"));
 }
 
 TEST_F(StateFileFormat, AFileTruncatedUnderAnOpenMonitorIsAnError) {

@@ -9,6 +9,8 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <regex>
 #include <string>
 
 #include <fmt/format.h>
@@ -68,7 +70,73 @@ TEST(StateFile, MonitorSeesEachCycleAsTheEngineDoes) {
   EXPECT_EQ(info["pid"], getpid());
   EXPECT_EQ(info["interval_ms"], 5000);
   EXPECT_EQ(info["history_points"], 3);
-  EXPECT_EQ(info["format"], "1.0");
+  EXPECT_EQ(info["format"], "2.0");
+}
+
+// The file holds a binary record that the monitor renders; the text it renders is the engine's
+// own, byte for byte, after every cycle, with every part of the snapshot in play: the load-aware
+// picker's evidence, rules fired and not, an isolated endpoint's time in isolation, servers'
+// load reports (rates, ages, a malformed one), client resources, slow start, totals.
+TEST(StateFile, TheMonitorsSnapshotIsTheEnginesTextExactly) {
+  TempDir dir;
+  const std::string path = dir.file("same.state");
+  nlohmann::json cfg = nlohmann::json::parse(Config(path));
+  cfg["picker"]["mode"] = "load_aware";
+  cfg["profile"] = "default";  // slow start on: new endpoints start in it
+  Harness h(cfg.dump());
+  h.Set({{"ok", 100}, {"errors", 100}, {"slow", 100}, {"busy", 50}});
+  Monitor m(path);
+  std::map<std::string, uint64_t> keys;
+  for (const char* id : {"ok", "errors", "slow", "busy"}) {
+    ASSERT_EQ(wt_service_endpoint_key(h.svc(), id, &keys[id]), WT_OK) << wt_last_error();
+  }
+  bool isolated = false, fired = false, server = false, picker = false;
+  for (int cycle = 1; cycle <= 6; ++cycle) {
+    for (int i = 0; i < 5; ++i) {
+      const std::string good = "TEXT cpu_utilization=0.91, rps_fractional=120.5, eps=0.25";
+      ASSERT_EQ(wt_service_report_load_key(h.svc(), keys["busy"], good.data(), good.size()), WT_OK)
+          << wt_last_error();
+    }
+    // Whatever share the picker leaves it, "errors" has a full window: half failures, half
+    // slow answers (with its CPU, penalty 1: isolated).
+    for (int i = 0; i < 100; ++i) {
+      ASSERT_EQ(wt_service_report(h.svc(), "errors", 900,
+                                  i % 2 ? WT_OUTCOME_HTTP_5XX : WT_OUTCOME_SUCCESS), WT_OK);
+    }
+    const std::string bad = "TEXT cpu_utilization=oops";
+    EXPECT_EQ(wt_service_report_load_key(h.svc(), keys["busy"], bad.data(), bad.size()),
+              WT_ERR_BAD_LOAD_REPORT);
+    h.Drive(4.9, 200, [](const std::string& id) {
+      if (id == "errors") return Outcome{900, WT_OUTCOME_HTTP_5XX};
+      if (id == "slow") return Outcome{900, WT_OUTCOME_SUCCESS};
+      return Outcome{10, WT_OUTCOME_SUCCESS};
+    }, [](const std::string& id) { return id == "errors" ? 0.95 : 0.25; });
+    wt_engine_advance(h.engine(), cycle * 5 * kSecond - Now(h.engine()));
+    char* text = nullptr;
+    const wt_status status = wt_engine_snapshot_json(h.engine(), &text, nullptr);
+    const std::string engine = Take(status, text, "engine snapshot");
+    // Byte for byte but the engine's event count: the cycle's snapshot is published before its
+    // events are delivered (they reach the file's event ring right after it).
+    const auto events_total = [](std::string text) {
+      static const std::regex total(R"("events":\{"total":[0-9]+,)");
+      return std::regex_replace(text, total, R"("events":{"total":N,)");
+    };
+    ASSERT_EQ(events_total(m.Snapshot()), events_total(engine)) << "cycle " << cycle;
+    ASSERT_NE(events_total(engine), engine);
+    const nlohmann::json snap = nlohmann::json::parse(engine);
+    for (const auto& ep : snap["services"][0]["endpoints"]) {
+      isolated |= ep["state"] == "isolated" && ep["isolated_for_ms"].get<int64_t>() > 0;
+      for (const auto& r : ep["rules"]) fired |= r["fired"].get<bool>();
+      server |= ep["server_report"]["rps"].is_number() && ep["server_report"]["malformed"] > 0 &&
+                ep["window"]["resource_origin"]["cpu"] == "server";
+      picker |= ep["picker"].is_object() && ep["picker"]["latency_ms"].get<double>() > 0;
+    }
+  }
+  // The comparison covered each part, not a snapshot of zeros.
+  EXPECT_TRUE(isolated);
+  EXPECT_TRUE(fired);
+  EXPECT_TRUE(server);
+  EXPECT_TRUE(picker);
 }
 
 TEST(StateFile, AnEngineOpensAMonitorOnItsOwnFile) {

@@ -5,16 +5,12 @@
 
 #include <string>
 
-#include "export/history_point.h"
 #include "runtime/engine.h"
 
 namespace weighted {
 
+// Rendered from the engine's snapshot record (snapshot_record.h) by the code that renders a
+// state file's record in a monitor, so the two texts are the same.
 std::string SnapshotJson(Engine& engine);
-
-// The snapshot into *snapshot (its capacity reused) and, when `point` is given, the history point
-// `header` describes into *point, both from one inspection of each service (so they agree).
-void SnapshotJsonInto(Engine& engine, std::string* snapshot, const HistoryPointHeader* header,
-                      std::string* point);
 
 }  // namespace weighted

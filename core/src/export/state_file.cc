@@ -17,7 +17,7 @@
 
 #include "export/history_point.h"
 #include "export/json_writer.h"
-#include "export/snapshot_json.h"
+#include "export/snapshot_record.h"
 #include "util/quoted.h"
 
 namespace weighted {
@@ -54,17 +54,31 @@ struct Layout {
 };
 
 // A slot's seq is odd while it is written; the fence keeps the payload's stores after the odd
-// seq, the release store of the even seq keeps them before it (state_format.h).
-void WriteSlot(char* slot, uint64_t number, std::string_view payload) {
+// seq, the release store of the even seq keeps them before it (state_format.h). BeginSlot
+// returns the odd seq; a slot left odd (a record that outgrew its slot, copied into the grown
+// file as it was) stays odd until EndSlot.
+uint64_t BeginSlot(char* slot) {
   auto* h = reinterpret_cast<sf::SlotHeader*>(slot);
-  const uint64_t seq = sf::Load(&h->seq);  // even: this writer made the file and finishes slots
-  sf::Store(&h->seq, seq + 1);
+  const uint64_t seq = sf::Load(&h->seq) | 1;
+  sf::Store(&h->seq, seq);
   std::atomic_thread_fence(std::memory_order_release);
-  std::memcpy(slot + sizeof(sf::SlotHeader), payload.data(), payload.size());
+  return seq;
+}
+
+// The payload is in place: its number, length and hash, then the even seq.
+void EndSlot(char* slot, uint64_t odd_seq, uint64_t number, uint64_t length) {
+  auto* h = reinterpret_cast<sf::SlotHeader*>(slot);
+  const char* payload = slot + sizeof(sf::SlotHeader);
   __atomic_store_n(&h->number, number, __ATOMIC_RELAXED);
-  __atomic_store_n(&h->length, payload.size(), __ATOMIC_RELAXED);
-  __atomic_store_n(&h->hash, sf::Hash(payload.data(), payload.size()), __ATOMIC_RELAXED);
-  sf::Store(&h->seq, seq + 2);
+  __atomic_store_n(&h->length, length, __ATOMIC_RELAXED);
+  __atomic_store_n(&h->hash, sf::Hash(payload, length), __ATOMIC_RELAXED);
+  sf::Store(&h->seq, odd_seq + 1);
+}
+
+void WriteSlot(char* slot, uint64_t number, std::string_view payload) {
+  const uint64_t seq = BeginSlot(slot);
+  std::memcpy(slot + sizeof(sf::SlotHeader), payload.data(), payload.size());
+  EndSlot(slot, seq, number, payload.size());
 }
 
 std::string EventJson(uint64_t n, const std::string& service, const PendingEvent& e,
@@ -279,36 +293,42 @@ void StateFileWriter::Flush() {
 
 void StateFileWriter::Publish(const Work& w) {
   if (!w.snapshot) return;
-  // One publication at a time, so an older snapshot never overwrites a newer one.
+  // One publication at a time, so an older snapshot never overwrites a newer one. It also keeps
+  // map_ in place: only Grow replaces it, and only here.
   std::lock_guard publishing(publish_mu_);
   // This runs on the controller's thread or the writer's own: nothing may escape into the cycle.
   // A publication that fails (out of memory) is skipped; the file keeps the previous one.
   try {
-    // The history point is written from the engine's state in the same inspection as the
-    // snapshot (reading it back from the ~1 MB snapshot text cost more than writing it), into
-    // buffers kept from the last publication.
     HistoryPointHeader header;
-    if (w.cycle) {
+    {
       std::lock_guard lock(mu_);
-      header = {history_points_ + 1, w.cycle_ns, UnixNowNs()};
+      if (broken_) return;
+      if (w.cycle) header = {history_points_ + 1, w.cycle_ns, UnixNowNs()};
     }
-    SnapshotJsonInto(engine_, &snapshot_buf_, w.cycle ? &header : nullptr, &point_buf_);
-    std::lock_guard lock(mu_);
-    if (broken_) return;
-    WriteSnapshot(snapshot_buf_);
-    if (w.cycle && !broken_ && !point_buf_.empty()) WriteHistory(point_buf_);
-    Touch();
+    // The record goes straight into the slot the header does not point at (no buffer, no
+    // copy), and the history point is written in the same inspection of each service. A record
+    // that outgrows its slot grows the file, and is written again into the new one.
+    for (int attempt = 0; attempt < 2; ++attempt) {
+      Mapping& m = *map_;
+      sf::Header* h = m.header();
+      const uint64_t n = sf::Load(&h->snapshots) + 1;
+      char* slot = m.snapshot_slot(int((n - 1) % 2));
+      const uint64_t seq = BeginSlot(slot);
+      ByteSink sink(slot + sizeof(sf::SlotHeader), m.layout.snapshot_slot - sizeof(sf::SlotHeader));
+      EncodeSnapshot(engine_, sink, w.cycle ? &header : nullptr, &point_buf_);
+      std::lock_guard lock(mu_);
+      if (sink.overflow()) {
+        if (!Grow(sizeof(sf::SlotHeader) + sink.size(), 0)) return;
+        continue;
+      }
+      EndSlot(slot, seq, n, sink.size());
+      sf::Store(&h->snapshots, n);
+      if (w.cycle && !broken_ && !point_buf_.empty()) WriteHistory(point_buf_);
+      Touch();
+      return;
+    }
   } catch (const std::exception&) {
   }
-}
-
-void StateFileWriter::WriteSnapshot(const std::string& json) {
-  const uint64_t need = sizeof(sf::SlotHeader) + json.size();
-  if (need > map_->layout.snapshot_slot && !Grow(need, 0)) return;
-  sf::Header* h = map_->header();
-  const uint64_t n = sf::Load(&h->snapshots) + 1;
-  WriteSlot(map_->snapshot_slot(int((n - 1) % 2)), n, json);
-  sf::Store(&h->snapshots, n);
 }
 
 void StateFileWriter::WriteHistory(const std::string& point) {

@@ -1,7 +1,8 @@
 // The state file: the engine's state published to a memory-mapped file (export.state_file) so that
 // monitors in other processes attach to it (state_reader.h, wt_monitor_open). It carries the
-// snapshot JSON exactly as wt_engine_snapshot_json writes it, one history point per controller
-// cycle (per endpoint: state, weight, share, penalty) and a ring of recent events. The layout and
+// snapshot as a binary record that monitors render to exactly the text wt_engine_snapshot_json
+// writes (snapshot_record.h), one history point per controller cycle (per endpoint: state,
+// weight, share, penalty) and a ring of recent events. The layout and
 // the sequence-lock argument are in state_format.h and docs/state-file.md.
 //
 // Off the request path: the engine hands it each cycle, membership change and event batch
@@ -76,9 +77,9 @@ class StateFileWriter final : public StateSink {
   Status Open(const char* where);
   void Request(Work w);
   void Worker();
-  // Builds the texts outside mu_ (they read the engine), then writes them under it.
+  // Encodes the snapshot record into its slot outside mu_ (it reads the engine), then finishes
+  // the slot and writes the history point under it.
   void Publish(const Work& w);
-  void WriteSnapshot(const std::string& json);
   void WriteHistory(const std::string& point);
   void AppendEvents(const std::string& service, const std::vector<PendingEvent>& events);
   void WriteEvent(std::string json);
@@ -93,7 +94,7 @@ class StateFileWriter final : public StateSink {
   bool committed_ = false;
 
   std::mutex publish_mu_;   // one Publish at a time
-  std::string snapshot_buf_, point_buf_;  // under publish_mu_: reused by each publication
+  std::string point_buf_;  // under publish_mu_: reused by each publication
   mutable std::mutex mu_;  // the mapping and its counters
   std::unique_ptr<Mapping> map_;
   uint64_t history_points_ = 0;

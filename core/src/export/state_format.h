@@ -1,9 +1,9 @@
 // The state file's layout, shared by its writer (state_file.h) and its reader (state_reader.h).
 // docs/state-file.md describes it for other implementations; this is the one definition.
 //
-// A header page, then two snapshot slots, the history ring and the event ring. Every slot starts
-// with a SlotHeader whose `seq` is a sequence lock: odd while the writer fills the slot, even
-// once it is complete. The writer alternates snapshot slots and bumps `snapshots` in the header
+// A header page, then two snapshot slots (each a snapshot record, snapshot_record.h), the history
+// ring and the event ring (JSON texts). Every slot starts with a SlotHeader whose `seq` is a
+// sequence lock: odd while the writer fills the slot, even once it is complete. The writer alternates snapshot slots and bumps `snapshots` in the header
 // only after a slot is complete, so the slot a reader is sent to is never the one being written
 // (unless the reader falls two whole publications behind, which its seq check catches). A reader
 // copies a slot, checks that seq was even and unchanged and that the payload's hash matches, and
@@ -17,7 +17,9 @@
 namespace weighted::state_format {
 
 inline constexpr char kMagic[8] = {'W', 'T', 'S', 'T', 'A', 'T', 'E', '\0'};
-inline constexpr uint32_t kMajor = 1;  // a reader refuses another major
+// 2: the snapshot slots hold a binary record (snapshot_record.h) that the reader renders as the
+// snapshot JSON; in 1 they held the JSON itself.
+inline constexpr uint32_t kMajor = 2;  // a reader refuses another major
 inline constexpr uint32_t kMinor = 0;  // additions only: fields at the end of the header
 inline constexpr uint32_t kEndianTag = 0x01020304;
 inline constexpr uint64_t kHeaderBytes = 4096;

@@ -12,6 +12,7 @@
 #include <fmt/format.h>
 
 #include "export/json_writer.h"
+#include "export/snapshot_record.h"
 #include "util/quoted.h"
 #include "util/utf8.h"
 
@@ -184,7 +185,7 @@ Status Monitor::Refresh(const char* where) {
 }
 
 Status Monitor::ReadSlot(const char* where, uint64_t offset, uint64_t slot_bytes, uint64_t number,
-                         std::string* out, bool* ok, bool* busy) {
+                         std::string* out, bool* ok, bool* busy, bool text) {
   *ok = false;
   if (busy) *busy = false;
   sf::SlotHeader sh;
@@ -215,7 +216,7 @@ Status Monitor::ReadSlot(const char* where, uint64_t offset, uint64_t slot_bytes
     // Stable yet wrong: a torn copy would have moved seq, so this is damage, not a race.
     return FormatError(where, path_, fmt::format("the slot at offset {} fails its hash", offset));
   }
-  if (std::memchr(out->data(), '\0', out->size()) != nullptr || !IsUtf8(*out)) {
+  if (text && (std::memchr(out->data(), '\0', out->size()) != nullptr || !IsUtf8(*out))) {
     return FormatError(where, path_, fmt::format("the slot at offset {} holds a NUL or bytes "
                                                  "that are not UTF-8", offset));
   }
@@ -234,8 +235,18 @@ Status Monitor::Snapshot(const char* where, std::string* out) {
                                             "first after it starts)", where, Quoted(path_))};
     }
     bool ok;
-    s = ReadSlot(where, h_.snapshot_offset[(n - 1) % 2], h_.snapshot_slot_bytes, n, out, &ok);
-    if (!s.ok() || ok) return s;
+    s = ReadSlot(where, h_.snapshot_offset[(n - 1) % 2], h_.snapshot_slot_bytes, n, &record_, &ok,
+                 nullptr, false);
+    if (!s.ok()) return s;
+    if (!ok) continue;
+    // A record that passed its hash yet does not render was made so (damage would fail the
+    // hash): refused, never half-rendered.
+    const std::string why = RenderSnapshot(record_, out);
+    if (!why.empty()) {
+      out->clear();
+      return FormatError(where, path_, fmt::format("snapshot {}: {}", n, why));
+    }
+    return Status::Ok();
   }
   return FormatError(where, path_, fmt::format("no complete snapshot in {} reads (a writer "
                                                "that died mid-write, or a damaged file)", kAttempts));

@@ -46,9 +46,10 @@ class Monitor {
   Status OpenFile(const char* where);
   // Copies slot `number` at `offset` into *out. *ok false (no error) when it is being written
   // (*busy, when given, says so: worth reading again) or holds another number; an error when it
-  // fails a check that no writer would.
+  // fails a check that no writer would. `text`: the payload must be UTF-8 without a NUL (JSON;
+  // the snapshot slots hold a binary record, which its renderer checks).
   Status ReadSlot(const char* where, uint64_t offset, uint64_t slot_bytes, uint64_t number,
-                  std::string* out, bool* ok, bool* busy = nullptr);
+                  std::string* out, bool* ok, bool* busy = nullptr, bool text = true);
 
   std::mutex mu_;  // one call at a time per monitor: a reopen swaps the descriptor
   const std::string path_;
@@ -56,6 +57,7 @@ class Monitor {
   dev_t dev_ = 0;
   ino_t ino_ = 0;
   state_format::Header h_{};
+  std::string record_;  // the last snapshot record read, its capacity kept for the next
 };
 
 }  // namespace weighted

@@ -1,0 +1,388 @@
+#include "export/snapshot_record.h"
+
+#include <fmt/format.h>
+
+#include "config/config.h"
+#include "export/json_writer.h"
+#include "model/endpoint_state.h"
+#include "runtime/engine.h"
+#include "stats/window.h"
+#include "util/clock.h"
+#include "util/quoted.h"
+#include "util/utf8.h"
+
+namespace weighted {
+
+namespace {
+
+constexpr uint64_t kMoreServices = 1, kNoMoreServices = 0;
+constexpr int kStates = 4;   // State::kHealthy .. kRecovering
+constexpr int kOrigins = 3;  // ResourceOrigin::kNone .. kServer
+
+size_t Padded(size_t n) { return (n + 7) / 8 * 8; }
+
+// (now - at) in milliseconds. Wrapping, so that a hostile record's times cannot overflow; for
+// any times an engine holds it is the plain difference.
+int64_t AgeMs(int64_t now, int64_t at) {
+  return static_cast<int64_t>(static_cast<uint64_t>(now) - static_cast<uint64_t>(at)) / kNsPerMs;
+}
+
+void EncodeEndpoint(const Endpoint& ep, const Evaluation& eval, uint32_t index, ByteSink& out) {
+  const ControlState& c = ep.ctl;
+  const WindowStats& s = c.stats;
+  EndpointRecord r{};
+  r.key = ep.key;
+  r.index = index;
+  r.base = c.base;
+  r.weight = c.weight;
+  r.target = c.target;
+  r.effective = c.effective;
+  r.penalty = c.penalty;
+  r.requests = s.requests;
+  for (int o = 0; o < kOutcomes; ++o) r.outcomes[o] = s.outcomes[o];
+  r.error_rate = s.error_rate;
+  r.mean_ms = s.mean_ms;
+  r.p95_ms = s.p95_ms;
+  r.p99_ms = s.p99_ms;
+  for (int i = 0; i < kResources; ++i) {
+    r.resources[i] = s.resources[i];
+    r.server_resources[i] = s.server_resources[i];
+    r.resource_known[i] = s.resource_known[i];
+    r.server_known[i] = s.server_known[i];
+    r.resource_origin[i] = static_cast<uint8_t>(s.resource_origin[i]);
+    r.server_at_ns[i] = ep.stats.ServerReportedAt(i);
+  }
+  r.server_reports = ep.stats.server_reports();
+  r.bad_reports = ep.stats.bad_reports();
+  const HotStats::ServerRates rates = ep.stats.Rates();
+  r.rps = rates.rps;
+  r.eps = rates.eps;
+  r.has_rps = rates.has_rps;
+  r.has_eps = rates.has_eps;
+  r.rates_at_ns = rates.at_ns;
+  r.inflight = ep.load.InFlight();
+  r.share = c.share;
+  r.cycle_results = c.cycle_results;
+  r.picker_inflight = c.picker.inflight;
+  r.picker_latency_ms = c.picker.latency_ms;
+  r.picker_failure_share = c.picker.failure_share;
+  r.isolated_since_ns = c.isolated_since_ns;
+  r.forced_restores = c.forced_restores;
+  for (int o = 0; o < kOutcomes; ++o) r.totals[o] = ep.stats.Lifetime(o);
+  r.hits = eval.hits.size();
+  r.state = static_cast<uint8_t>(c.state);
+  r.known = c.known;
+  r.slow_start = c.slow_start;
+  out.Pod(r);
+  out.String(ep.id);
+  for (const RuleHit& h : eval.hits) {
+    HitRecord hr{};
+    hr.value = h.value;
+    hr.threshold = h.threshold;
+    hr.penalty = h.penalty;
+    hr.metric = static_cast<uint8_t>(h.metric);
+    hr.fired = h.fired;
+    hr.evaluated = h.evaluated;
+    out.Pod(hr);
+  }
+}
+
+// Reads a record front to back; the first thing that does not fit ends it, with the reason.
+class ByteSource {
+ public:
+  explicit ByteSource(std::string_view bytes) : b_(bytes) {}
+
+  template <typename T>
+  bool Pod(T* v, const char* what) {
+    if (b_.size() - at_ < sizeof(T)) return Fail(fmt::format("{} cut short", what));
+    std::memcpy(v, b_.data() + at_, sizeof(T));
+    at_ += sizeof(T);
+    return true;
+  }
+  bool String(std::string_view* s, const char* what) {
+    uint64_t n;
+    if (!Pod(&n, what)) return false;
+    if (n > b_.size() - at_ || Padded(n) > b_.size() - at_) {
+      return Fail(fmt::format("{}: {} bytes claimed, {} left", what, n, b_.size() - at_));
+    }
+    *s = b_.substr(at_, n);
+    at_ += Padded(n);
+    if (!IsUtf8(*s)) return Fail(fmt::format("{} is not UTF-8", what));
+    return true;
+  }
+  // Whether `count` items of `size` bytes can still follow (so a hostile count is refused before
+  // any loop runs over it).
+  bool Room(uint64_t count, size_t size, const char* what) {
+    if (count > (b_.size() - at_) / size) {
+      return Fail(fmt::format("{}: {} claimed, room for {}", what, count, (b_.size() - at_) / size));
+    }
+    return true;
+  }
+  bool Fail(std::string why) {
+    if (error_.empty()) error_ = fmt::format("byte {}: {}", at_, why);
+    return false;
+  }
+  // Names where the first failure happened, outermost last: "endpoint 3 of service ...: ...".
+  void Within(const std::string& where) { error_ = fmt::format("{}: {}", where, error_); }
+  size_t left() const { return b_.size() - at_; }
+  const std::string& error() const { return error_; }
+
+ private:
+  std::string_view b_;
+  size_t at_ = 0;
+  std::string error_;
+};
+
+void Nullable(JsonWriter& w, bool has, double v) {
+  if (has) w.Double(v);
+  else w.Null();
+}
+
+void RenderWindow(const EndpointRecord& r, JsonWriter& w) {
+  w.BeginObject().Key("requests").Uint(r.requests);
+  w.Key("errors").BeginObject();
+  for (int o = 1; o < kOutcomes; ++o) w.Key(OutcomeName(o)).Uint(r.outcomes[o]);
+  w.EndObject();
+  w.Key("error_rate").Double(r.error_rate);
+  w.Key("mean_ms").Double(r.mean_ms).Key("p95_ms").Double(r.p95_ms).Key("p99_ms").Double(r.p99_ms);
+  w.Key("resources").BeginObject();
+  for (int i = 0; i < kResources; ++i) Nullable(w.Key(ResourceName(i)), r.resource_known[i], r.resources[i]);
+  // Which report each value the rules read came from, and the servers' own window averages.
+  w.EndObject().Key("resource_origin").BeginObject();
+  for (int i = 0; i < kResources; ++i) {
+    w.Key(ResourceName(i)).String(OriginName(static_cast<ResourceOrigin>(r.resource_origin[i])));
+  }
+  w.EndObject().Key("server_resources").BeginObject();
+  for (int i = 0; i < kResources; ++i) {
+    Nullable(w.Key(ResourceName(i)), r.server_known[i], r.server_resources[i]);
+  }
+  w.EndObject().EndObject();
+}
+
+// The servers' reports on this endpoint: how many, how many refused, the last rates and ages.
+void RenderServerReport(const EndpointRecord& r, int64_t now, JsonWriter& w) {
+  const auto age = [&](int64_t at) -> JsonWriter& {
+    return at == INT64_MIN ? w.Null() : w.Int(AgeMs(now, at));
+  };
+  w.BeginObject().Key("reports").Uint(r.server_reports).Key("malformed").Uint(r.bad_reports);
+  Nullable(w.Key("rps"), r.has_rps, r.rps);
+  Nullable(w.Key("eps"), r.has_eps, r.eps);
+  w.Key("rates_age_ms");
+  age(r.rates_at_ns);
+  w.Key("age_ms").BeginObject();
+  for (int i = 0; i < kResources; ++i) {
+    w.Key(ResourceName(i));
+    age(r.server_at_ns[i]);
+  }
+  w.EndObject().EndObject();
+}
+
+bool RenderEndpoint(ByteSource& in, int64_t now, bool load_aware, JsonWriter& w) {
+  EndpointRecord r;
+  std::string_view id;
+  if (!in.Pod(&r, "endpoint") || !in.String(&id, "endpoint id")) return false;
+  if (r.state >= kStates) return in.Fail(fmt::format("state {} is not a state", r.state));
+  for (int i = 0; i < kResources; ++i) {
+    if (r.resource_origin[i] >= kOrigins) {
+      return in.Fail(fmt::format("resource origin {} is not an origin", r.resource_origin[i]));
+    }
+  }
+  if (!in.Room(r.hits, sizeof(HitRecord), "rule hits")) return false;
+  const auto state = static_cast<State>(r.state);
+  w.BeginObject().Key("id").String(id).Key("index").Uint(r.index).Key("key").Uint(r.key);
+  w.Key("state").String(StateName(state)).Key("known").Bool(r.known);
+  w.Key("slow_start").Bool(r.slow_start).Key("base_weight").Double(r.base);
+  w.Key("weight").Double(r.weight).Key("target").Double(r.target);
+  w.Key("effective_weight").Double(r.effective).Key("penalty").Double(r.penalty);
+  w.Key("rules").BeginArray();
+  for (uint64_t i = 0; i < r.hits; ++i) {
+    HitRecord h;
+    if (!in.Pod(&h, "rule hit")) return false;
+    if (h.metric >= kMetricCount) return in.Fail(fmt::format("metric {} is not a metric", h.metric));
+    w.BeginObject().Key("metric").String(MetricName(static_cast<Metric>(h.metric)));
+    Nullable(w.Key("value"), h.evaluated, h.value);
+    w.Key("threshold").Double(h.threshold).Key("penalty").Double(h.penalty);
+    w.Key("fired").Bool(h.fired).Key("contribution").Double(h.fired ? h.penalty : 0.0);
+    w.EndObject();
+  }
+  w.EndArray();
+  w.Key("window");
+  RenderWindow(r, w);
+  w.Key("server_report");
+  RenderServerReport(r, now, w);
+  w.Key("inflight").Int(r.inflight);
+  // What the traffic did in the last cycle, beside what the weights say (they differ in the
+  // load-aware mode, where the cost comparison picks among candidates drawn by weight).
+  w.Key("share").BeginObject().Key("last_cycle").Double(r.share);
+  w.Key("results").Uint(r.cycle_results).EndObject();
+  w.Key("picker");
+  if (load_aware) {
+    w.BeginObject().Key("inflight").Int(r.picker_inflight);
+    w.Key("latency_ms").Double(r.picker_latency_ms);
+    w.Key("failure_share").Double(r.picker_failure_share).EndObject();
+  } else {
+    w.Null();
+  }
+  w.Key("isolated_for_ms").Int(state == State::kIsolated ? AgeMs(now, r.isolated_since_ns) : 0);
+  w.Key("forced_restores").Uint(r.forced_restores);
+  w.Key("totals").BeginObject();
+  for (int o = 0; o < kOutcomes; ++o) w.Key(OutcomeName(o)).Uint(r.totals[o]);
+  w.EndObject().EndObject();
+  return true;
+}
+
+bool RenderSources(ByteSource& in, uint64_t count, JsonWriter& w) {
+  w.Key("sources").BeginArray();
+  for (uint64_t i = 0; i < count; ++i) {
+    SourceRecord r;
+    std::string_view name, url, state, last_error, library;
+    if (!in.Pod(&r, "source") || !in.String(&name, "source name") ||
+        !in.String(&url, "source url") || !in.String(&state, "source state") ||
+        !in.String(&last_error, "source error") || !in.String(&library, "source library")) {
+      return false;
+    }
+    w.BeginObject().Key("name").String(name).Key("url").String(url);
+    w.Key("state").String(state).Key("age_ms");
+    if (r.has_age) w.Int(r.age_ms);
+    else w.Null();
+    w.Key("last_error");
+    if (last_error.empty()) w.Null();
+    else w.String(last_error);
+    w.Key("polls").Uint(r.polls).Key("failed_polls").Uint(r.failed);
+    w.Key("series").Uint(r.series).Key("matched").Uint(r.matched);
+    w.Key("library").String(library).EndObject();
+  }
+  w.EndArray();
+  return true;
+}
+
+bool RenderServices(ByteSource& in, int64_t now, bool load_aware, JsonWriter& w) {
+  w.Key("services").BeginArray();
+  for (uint64_t n = 0;; ++n) {
+    uint64_t more;
+    if (!in.Pod(&more, "service marker")) return false;
+    if (more == kNoMoreServices) break;
+    if (more != kMoreServices) return in.Fail(fmt::format("service marker {}", more));
+    ServiceRecord s;
+    std::string_view name;
+    if (!in.Pod(&s, "service") || !in.String(&name, "service name")) return false;
+    if (!in.Room(s.endpoints, sizeof(EndpointRecord), "endpoints")) return false;
+    w.BeginObject().Key("name").String(name).Key("epoch").Uint(s.epoch);
+    w.Key("panic").Bool(s.panic != 0).Key("stale_reports").Uint(s.stale_reports);
+    w.Key("bad_load_reports").Uint(s.bad_load_reports);
+    w.Key("removed_totals").BeginObject();
+    for (int o = 0; o < kOutcomes; ++o) w.Key(OutcomeName(o)).Uint(s.removed_totals[o]);
+    w.EndObject().Key("endpoints").BeginArray();
+    for (uint64_t i = 0; i < s.endpoints; ++i) {
+      if (!RenderEndpoint(in, now, load_aware, w)) {
+        in.Within(fmt::format("endpoint {} of service {}", i, Quoted(name)));
+        return false;
+      }
+    }
+    w.EndArray().EndObject();
+  }
+  w.EndArray();
+  return true;
+}
+
+}  // namespace
+
+void ByteSink::String(std::string_view s) {
+  static constexpr char kZeros[8] = {};
+  Pod(static_cast<uint64_t>(s.size()));
+  Put(s.data(), s.size());
+  Put(kZeros, Padded(s.size()) - s.size());
+}
+
+void ByteSink::Grow(size_t need) {
+  grow_->resize(std::max(need, grow_->size() * 2));
+  p_ = grow_->data();
+  cap_ = grow_->size();
+}
+
+void EncodeSnapshot(Engine& engine, ByteSink& out, const HistoryPointHeader* header,
+                    std::string* point) {
+  engine.CollectRetired();  // settles the totals of removed endpoints that no reader holds
+  auto cfg = engine.config();
+  const std::vector<SourceView> sources = engine.Sources();
+  SnapshotHead head{};
+  head.version = WT_VERSION_NUMBER;
+  head.now_ns = engine.Now();
+  head.events_total = engine.events().total();
+  head.events_dropped = engine.events().dropped();
+  head.sources = sources.size();
+  head.manual = engine.manual();
+  head.load_aware = cfg->picker.mode == PickMode::kLoadAware;
+  out.Pod(head);
+  out.String(cfg->profile);
+  for (const SourceView& v : sources) {
+    const SourceRecord r{v.polls, v.failed, v.series, v.matched, v.age_ms.has_value(),
+                         v.age_ms.value_or(0)};
+    out.Pod(r);
+    for (const std::string* s : {&v.name, &v.url, &v.state, &v.last_error, &v.library}) {
+      out.String(*s);
+    }
+  }
+  JsonWriter pw(point ? std::move(*point) : std::string());
+  HistoryPointWriter hp(pw);
+  const bool with_point = point && header;
+  if (with_point) hp.Begin(*header);
+  engine.ForEachService([&](Service& svc) {
+    svc.Inspect([&](Service& s) {
+      ServiceRecord r{};
+      r.epoch = s.epoch();
+      r.panic = s.panic();
+      r.stale_reports = s.stale_reports();
+      r.bad_load_reports = s.bad_load_reports();
+      for (int o = 0; o < kOutcomes; ++o) r.removed_totals[o] = s.removed_total(o);
+      r.endpoints = s.endpoints().size();
+      out.Pod(kMoreServices);
+      out.Pod(r);
+      out.String(s.name());
+      if (with_point) hp.BeginService(s.name(), s.panic());
+      for (uint32_t i = 0; i < s.endpoints().size(); ++i) {
+        const Endpoint& ep = *s.endpoints()[i];
+        EncodeEndpoint(ep, s.EvaluationOf(ep), i, out);
+        // The point's columns are the snapshot's "effective_weight", "share.last_cycle" and
+        // "penalty" of the same endpoint; the engine has no expected share (null).
+        if (with_point) {
+          const ControlState& c = ep.ctl;
+          hp.Endpoint(ep.id, StateName(c.state), c.effective, std::nullopt, c.share, c.penalty);
+        }
+      }
+      if (with_point) hp.EndService();
+    });
+  });
+  out.Pod(kNoMoreServices);
+  out.Finish();
+  if (with_point) hp.End();
+  if (point) *point = pw.Take();
+}
+
+std::string RenderSnapshot(std::string_view record, std::string* json) {
+  ByteSource in(record);
+  SnapshotHead head;
+  std::string_view profile;
+  // The JSON is about 2.5 times the record: one allocation, not a dozen doublings (pages
+  // reserved and never written cost nothing).
+  JsonWriter w(std::move(*json));
+  w.Reserve(record.size() * 3 + 4096);
+  bool ok = in.Pod(&head, "snapshot head") && in.String(&profile, "profile") &&
+            in.Room(head.sources, sizeof(SourceRecord), "sources");
+  if (ok) {
+    w.BeginObject().Key("version").Uint(head.version).Key("time_ns").Int(head.now_ns);
+    w.Key("clock").String(head.manual ? "manual" : "real").Key("profile").String(profile);
+    w.Key("events").BeginObject().Key("total").Uint(head.events_total);
+    w.Key("dropped").Uint(head.events_dropped).EndObject();
+    // The metric sources the engine polls itself: freshness and the last error of each.
+    ok = RenderSources(in, head.sources, w) &&
+         RenderServices(in, head.now_ns, head.load_aware != 0, w);
+    w.EndObject();
+  }
+  *json = w.Take();
+  if (!ok) return in.error();
+  if (in.left() != 0) return fmt::format("{} bytes after the record's end", in.left());
+  return "";
+}
+
+}  // namespace weighted

@@ -1,0 +1,139 @@
+// The snapshot as a compact binary record, and its rendering as the snapshot JSON.
+//
+// wt_engine_snapshot_json and the state file's reader both render the JSON from this record
+// with the same code (RenderSnapshot), so a monitor in another process gets exactly the text the
+// writer's own process would. The record exists for the state file's writer: it publishes after
+// every controller cycle, and a record holds each number as its 8 bytes (no formatting, no
+// keys), about half the bytes of the JSON, written at memory speed straight into the file's
+// slot. The formatting moves to the reader, which renders only when someone reads.
+//
+// Layout (little-endian, every item a multiple of 8 bytes; `str` is a u64 length, the bytes,
+// zeros to the next multiple of 8):
+//   SnapshotHead, str profile,
+//   per source (head.sources): SourceRecord, str name, url, state, last_error, library,
+//   per service: u64 1, ServiceRecord, str name,
+//     per endpoint (service.endpoints): EndpointRecord, str id, HitRecord x endpoint.hits,
+//   u64 0 (no more services).
+// A reader treats a record as hostile input: every count is checked against the bytes left,
+// every enum against its range, every string for UTF-8; trailing bytes are refused.
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <string_view>
+
+#include "export/history_point.h"
+#include "stats/signals.h"
+
+namespace weighted {
+
+class Engine;
+
+struct SnapshotHead {
+  uint64_t version;  // WT_VERSION_NUMBER of the writer
+  int64_t now_ns;
+  uint64_t events_total, events_dropped;
+  uint64_t sources;
+  uint64_t manual;      // 1: the manual clock
+  uint64_t load_aware;  // 1: picker.mode load_aware (endpoints carry picker evidence)
+};
+
+struct SourceRecord {
+  uint64_t polls, failed, series, matched;
+  uint64_t has_age;
+  int64_t age_ms;
+};
+
+struct ServiceRecord {
+  uint64_t epoch, panic, stale_reports, bad_load_reports;
+  uint64_t removed_totals[kOutcomes];
+  uint64_t endpoints;
+};
+
+// One endpoint: the controller's view as of its last cycle and the live counters. Times are the
+// engine's nanoseconds; the renderer turns them into ages against SnapshotHead::now_ns.
+struct EndpointRecord {
+  uint64_t key, index;
+  double base, weight, target, effective, penalty;
+  uint64_t requests;
+  uint64_t outcomes[kOutcomes];
+  double error_rate, mean_ms, p95_ms, p99_ms;
+  double resources[kResources];
+  double server_resources[kResources];
+  uint64_t server_reports, bad_reports;
+  double rps, eps;
+  int64_t rates_at_ns;  // INT64_MIN: never
+  int64_t server_at_ns[kResources];
+  int64_t inflight;
+  double share;
+  uint64_t cycle_results;
+  int64_t picker_inflight;
+  double picker_latency_ms, picker_failure_share;
+  int64_t isolated_since_ns;
+  uint64_t forced_restores;
+  uint64_t totals[kOutcomes];
+  uint64_t hits;  // HitRecords after the id
+  uint8_t state, known, slow_start, has_rps, has_eps, pad0[3];
+  uint8_t resource_known[kResources], server_known[kResources];
+  uint8_t resource_origin[kResources], pad1[4];
+};
+// No padding anywhere: the bytes written are exactly the fields (and the hash covers them all).
+static_assert(sizeof(EndpointRecord) == 8 * (2 + 5 + 1 + kOutcomes + 4 + 2 * kResources + 2 + 2 +
+                                             1 + kResources + 1 + 1 + 1 + 1 + 2 + 1 + 1 +
+                                             kOutcomes + 1) + 24);
+
+struct HitRecord {
+  double value, threshold, penalty;
+  uint8_t metric, fired, evaluated, pad[5];
+};
+static_assert(sizeof(HitRecord) == 32);
+
+// Where a record goes: a fixed span (the state file's slot), or a string that grows. A span too
+// small keeps counting, so the caller learns the size it needs (overflow(), size()).
+class ByteSink {
+ public:
+  ByteSink(char* data, size_t capacity) : p_(data), cap_(capacity) {}
+  explicit ByteSink(std::string* grow) : grow_(grow) {
+    grow_->resize(grow_->capacity());
+    p_ = grow_->data();
+    cap_ = grow_->size();
+  }
+
+  void Put(const void* data, size_t n) {
+    if (n_ + n > cap_ && grow_) Grow(n_ + n);
+    if (n_ + n <= cap_) std::memcpy(p_ + n_, data, n);
+    n_ += n;
+  }
+  template <typename T>
+  void Pod(const T& v) { Put(&v, sizeof v); }
+  void String(std::string_view s);
+  // A string sink ends at the record's size.
+  void Finish() {
+    if (grow_) grow_->resize(n_);
+  }
+
+  size_t size() const { return n_; }
+  bool overflow() const { return n_ > cap_; }
+
+ private:
+  void Grow(size_t need);
+
+  std::string* grow_ = nullptr;
+  char* p_ = nullptr;
+  size_t cap_ = 0;
+  size_t n_ = 0;
+};
+
+// The engine's state as a record into `sink` and, when `point` is given with `header`, the
+// history point `header` describes into *point (its capacity reused), in one inspection of each
+// service, so the two agree.
+void EncodeSnapshot(Engine& engine, ByteSink& sink, const HistoryPointHeader* header,
+                    std::string* point);
+
+// The snapshot JSON of a record into *json (its capacity reused). On a damaged record returns
+// what is wrong and where (e.g. "endpoint 3 of service \"orders\": state 9 is not a state"),
+// and *json is unspecified.
+std::string RenderSnapshot(std::string_view record, std::string* json);
+
+}  // namespace weighted
