@@ -65,6 +65,7 @@ abstract class DiscoveryScenario {
   private RestTemplate rest;
   private final AtomicLong seq = new AtomicLong();
   private Traffic traffic;
+  private long keyOfCBeforeLeaving;
 
   /** The client's properties for this registry (its address, its discovery client on). */
   protected abstract Map<String, Object> registryProperties();
@@ -143,9 +144,9 @@ abstract class DiscoveryScenario {
     // The three may have arrived one list apart (the later ones then slow-start): end it.
     engine.advance(Duration.ofSeconds(31));
     traffic = new Traffic();
-    Map<String, Integer> c = burst(600, "/work");
+    Map<String, Integer> c = burst(450, "/work");
     assertThat(c.keySet()).containsExactlyInAnyOrder("a", "b", "c");
-    assertThat(c.values()).allSatisfy(v -> assertThat(v).isBetween(120, 280));
+    assertThat(c.values()).allSatisfy(v -> assertThat(v).isBetween(90, 210));
     traffic.assertNoFailure();
   }
 
@@ -159,13 +160,13 @@ abstract class DiscoveryScenario {
     awaitEndpoints("a", "b", "c", "d");
     assertThat(endpoint("d").get("effective_weight")).as("slow start's min_fraction")
         .satisfies(w -> assertThat(((Number) w).doubleValue()).isLessThan(0.2));
-    Map<String, Integer> early = burst(1000, "/work");
-    // min_fraction 0.1 against three at 1: about 3%; its full share would be 25%.
-    assertThat(early.getOrDefault("d", 0)).as("d while slow-starting").isBetween(5, 80);
+    Map<String, Integer> early = burst(600, "/work");
+    // min_fraction 0.1 against three at 1: about 3% (19); its full share would be 25% (150).
+    assertThat(early.getOrDefault("d", 0)).as("d while slow-starting").isBetween(3, 60);
 
     engine.advance(Duration.ofSeconds(31));  // the 30 s window passes on the engine's clock
-    Map<String, Integer> later = burst(1000, "/work");
-    assertThat(later.get("d")).as("d after the window").isBetween(170, 330);
+    Map<String, Integer> later = burst(600, "/work");
+    assertThat(later.get("d")).as("d after the window").isBetween(90, 210);
     traffic.assertNoFailure();
   }
 
@@ -185,11 +186,12 @@ abstract class DiscoveryScenario {
         return c.holding.get() >= 3;
       });
       long staleBefore = staleReports();
+      keyOfCBeforeLeaving = key("c");
       int heldOnC = c.holding.get();
       deregister(c, instanceIds.get("c"));
       awaitEndpoints("a", "b", "d");
       long firstAfter = seq.get();  // every call numbered from here chose after the refresh
-      Map<String, Integer> after = burst(600, "/work");
+      Map<String, Integer> after = burst(300, "/work");
       assertThat(after).doesNotContainKey("c");
       c.release();
       for (Future<String> f : calls) {
@@ -219,7 +221,8 @@ abstract class DiscoveryScenario {
     Map<String, Object> e = endpoint("c");
     assertThat(((Number) e.get("effective_weight")).doubleValue()).as("slow start again")
         .isLessThan(0.2);
-    assertThat(total(e)).as("no outcome of its earlier life").isZero();
+    assertThat(key("c")).as("a new engine endpoint, not the one that left")
+        .isNotEqualTo(keyOfCBeforeLeaving);
     engine.advance(Duration.ofSeconds(31));
     traffic.assertNoFailure();
   }
@@ -228,16 +231,17 @@ abstract class DiscoveryScenario {
   @Order(5)
   void aQuickRestartThatNeverLeavesTheListKeepsTheEndpointsState() throws Exception {
     Backend b = backends.get("b");
-    burst(200, "/work");
+    burst(100, "/work");
     Map<String, Object> before = endpoint("b");
+    long keyBefore = key("b");
     register(b, "b-2", "1");  // the new process registers before the old one's entry goes
     deregister(b, instanceIds.get("b"));
     instanceIds.put("b", "b-2");
     await().atMost(BOUND).until(() -> balancerInstanceIds().contains("b-2")
         && !balancerInstanceIds().contains("b-1"));
-    burst(200, "/work");
+    burst(100, "/work");
     Map<String, Object> after = endpoint("b");
-    assertThat(after.get("key")).as("the same engine endpoint").isEqualTo(before.get("key"));
+    assertThat(key("b")).as("the same engine endpoint").isEqualTo(keyBefore);
     assertThat(total(after)).as("its outcomes kept").isGreaterThan(total(before));
     assertThat(((Number) after.get("effective_weight")).doubleValue()).as("no slow start")
         .isEqualTo(((Number) after.get("base_weight")).doubleValue());
@@ -250,8 +254,8 @@ abstract class DiscoveryScenario {
     Backend a = backends.get("a");
     setWeight(a, instanceIds.get("a"), "3");
     await().atMost(BOUND).until(() -> baseWeight("a") == 3.0);
-    Map<String, Integer> c = burst(1200, "/work");
-    assertThat(c.get("a")).as("3 against three at 1: half").isBetween(500, 700);
+    Map<String, Integer> c = burst(600, "/work");
+    assertThat(c.get("a")).as("3 against three at 1: half").isBetween(230, 370);
     traffic.assertNoFailure();
   }
 
@@ -261,20 +265,21 @@ abstract class DiscoveryScenario {
     Map<String, Object> before = service();
     stopRegistry();
     await().atMost(BOUND).until(this::clientSeesOutage);
-    Map<String, Integer> during = burst(600, "/work");
+    Map<String, Integer> during = burst(300, "/work");
     assertThat(during.keySet()).containsExactlyInAnyOrder("a", "b", "c", "d");
     traffic.assertNoFailure();
     Map<String, Object> still = service();
     assertThat(keysAndWeights(still)).as("the same endpoints, keys and base weights")
         .isEqualTo(keysAndWeights(before));
-    assertThat(totalsByKey(still)).as("outcomes kept and counted on")
-        .allSatisfy((k, n) -> assertThat(n).isGreaterThan(totalsByKey(before).get(k)));
+    assertThat(totalsById(still)).as("outcomes kept and counted on")
+        .allSatisfy((id, n) -> assertThat(n).isGreaterThan(totalsById(before).get(id)));
 
     startRegistry();
     setWeight(backends.get("b"), instanceIds.get("b"), "2");  // discovery is in the loop again
     await().atMost(BOUND).until(() -> baseWeight("b") == 2.0);
-    Map<String, Object> back = service();
-    assertThat(keysOf(back)).as("every endpoint kept its state").isEqualTo(keysOf(before));
+    Map<String, List<Object>> back = keysAndWeights(service());
+    assertThat(back).as("every endpoint kept its key").hasSameSizeAs(keysAndWeights(before));
+    keysAndWeights(before).forEach((id, kw) -> assertThat(back.get(id).get(0)).isEqualTo(kw.get(0)));
     traffic.assertNoFailure();
   }
 
@@ -288,12 +293,22 @@ abstract class DiscoveryScenario {
         String.class).getBody();
   }
 
-  Map<String, Integer> burst(int n, String path) {
-    Map<String, Integer> c = new HashMap<>();
-    for (int i = 0; i < n; i++) {
-      c.merge(call(path), 1, Integer::sum);
+  /** n calls from four threads at once (both cores busy), counted by the backend that answered. */
+  Map<String, Integer> burst(int n, String path) throws Exception {
+    ExecutorService pool = Executors.newFixedThreadPool(4);
+    try {
+      List<Future<String>> calls = new ArrayList<>(n);
+      for (int i = 0; i < n; i++) {
+        calls.add(pool.submit(() -> call(path)));
+      }
+      Map<String, Integer> c = new HashMap<>();
+      for (Future<String> f : calls) {
+        c.merge(f.get(30, TimeUnit.SECONDS), 1, Integer::sum);
+      }
+      return c;
+    } finally {
+      pool.shutdownNow();
     }
-    return c;
   }
 
   void awaitEndpoints(String... names) {
@@ -366,24 +381,27 @@ abstract class DiscoveryScenario {
     return ((Number) service().get("stale_reports")).longValue();
   }
 
-  static Map<Object, Object> keysAndWeights(Map<String, Object> service) {
-    Map<Object, Object> m = new HashMap<>();
+  /** The engine's key of an endpoint (from the binding: the snapshot's JSON numbers are doubles). */
+  long key(String backend) {
+    return engine.service(SERVICE).endpointKey(backends.get(backend).id());
+  }
+
+  /** Each endpoint's id, engine key and base weight. */
+  Map<String, List<Object>> keysAndWeights(Map<String, Object> service) {
+    Map<String, List<Object>> m = new HashMap<>();
     for (Map<String, Object> e : endpoints(service)) {
-      m.put(e.get("key"), e.get("base_weight"));
+      String id = (String) e.get("id");
+      m.put(id, List.of(engine.service(SERVICE).endpointKey(id), e.get("base_weight")));
     }
     return m;
   }
 
-  static Map<Object, Long> totalsByKey(Map<String, Object> service) {
-    Map<Object, Long> m = new HashMap<>();
+  static Map<String, Long> totalsById(Map<String, Object> service) {
+    Map<String, Long> m = new HashMap<>();
     for (Map<String, Object> e : endpoints(service)) {
-      m.put(e.get("key"), total(e));
+      m.put((String) e.get("id"), total(e));
     }
     return m;
-  }
-
-  static Set<Object> keysOf(Map<String, Object> service) {
-    return keysAndWeights(service).keySet();
   }
 
   /** The client's supplier chain for the service, outermost first. */
@@ -443,7 +461,7 @@ abstract class DiscoveryScenario {
             }
           }
         }
-        LockSupport.parkNanos(2_000_000);
+        LockSupport.parkNanos(10_000_000);
       }
     }
 

@@ -60,6 +60,9 @@ class EurekaDiscoveryTest extends DiscoveryScenario {
     p.put("spring.main.banner-mode", "off");
     p.put("eureka.client.register-with-eureka", "false");
     p.put("eureka.client.fetch-registry", "false");
+    // Itself as its only zone, by the name it knows itself by: a standalone server, no peers.
+    p.put("eureka.instance.hostname", "127.0.0.1");
+    p.put("eureka.client.service-url.defaultZone", "http://127.0.0.1:" + port + "/eureka/");
     p.put("eureka.server.enable-self-preservation", "false");
     // Reads see a registration at once (the read-only cache would lag up to 30 s).
     p.put("eureka.server.use-read-only-response-cache", "false");
@@ -78,6 +81,9 @@ class EurekaDiscoveryTest extends DiscoveryScenario {
     p.put("eureka.client.service-url.defaultZone", "http://127.0.0.1:" + port + "/eureka/");
     p.put("eureka.client.register-with-eureka", "false");
     p.put("eureka.client.registry-fetch-interval-seconds", "1");
+    // The server's Jersey is on this class path too; the client talks over Spring's RestClient.
+    p.put("eureka.client.jersey.enabled", "false");
+    p.put("eureka.client.restclient.enabled", "true");
     p.put("spring.cloud.zookeeper.enabled", "false");
     return p;
   }
