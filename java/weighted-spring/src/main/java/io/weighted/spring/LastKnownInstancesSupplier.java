@@ -62,7 +62,7 @@ public final class LastKnownInstancesSupplier implements ServiceInstanceListSupp
     this.discovery = discovery;
     this.serviceId = serviceId;
     this.timeout = timeout;
-    this.lists = Flux.defer(() -> Mono.fromCallable(() -> discovery.getInstances(serviceId))
+    this.lists = Flux.defer(() -> Mono.fromCallable(this::query)
         .subscribeOn(Schedulers.boundedElastic())
         .timeout(this.timeout)
         .map(this::succeeded)
@@ -98,6 +98,28 @@ public final class LastKnownInstancesSupplier implements ServiceInstanceListSupp
   /** Whether the last discovery call failed (the list served is then the last known one). */
   public boolean isFailing() {
     return failing;
+  }
+
+  private List<ServiceInstance> query() {
+    try {
+      return discovery.getInstances(serviceId);
+    } catch (RuntimeException e) {
+      if (Thread.currentThread().isInterrupted() || interrupted(e)) {
+        // The timeout cancelled this call and answered already: nobody reads this result, and
+        // an error here would only reach Reactor's dropped-error log.
+        return List.of();
+      }
+      throw e;
+    }
+  }
+
+  private static boolean interrupted(Throwable e) {
+    for (Throwable t = e; t != null; t = t.getCause()) {
+      if (t instanceof InterruptedException) {
+        return true;
+      }
+    }
+    return false;
   }
 
   private List<ServiceInstance> succeeded(List<ServiceInstance> instances) {

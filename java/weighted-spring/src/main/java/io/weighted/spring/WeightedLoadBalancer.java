@@ -411,6 +411,8 @@ public class WeightedLoadBalancer implements ReactorServiceInstanceLoadBalancer 
     private final String serviceId;
     /** Counts matches() calls; racy increments only stretch the re-read interval a little. */
     private int matchCalls;
+    /** A re-read found changed weight metadata: this set no longer describes any list. */
+    private volatile boolean weightsChanged;
 
     Registered(EndpointTable<ServiceInstance> table, ServiceInstance[] instances,
         List<ServiceInstance> source, LongSupplier nanoClock, String serviceId) {
@@ -465,7 +467,11 @@ public class WeightedLoadBalancer implements ReactorServiceInstanceLoadBalancer 
      * within that many chooses, while the other calls stay one identity comparison per instance.
      */
     boolean matches(List<ServiceInstance> list) {
+      if (weightsChanged) {
+        return false;
+      }
       if ((++matchCalls & (RECHECK_EVERY - 1)) == 0 && !sameWeightsAsBuilt()) {
+        weightsChanged = true;  // sticky: the caller's next matches() must not trust it again
         return false;
       }
       if (list == source && sourceImmutable) {
