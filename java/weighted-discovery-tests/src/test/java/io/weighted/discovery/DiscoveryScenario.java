@@ -185,6 +185,10 @@ abstract class DiscoveryScenario {
         calls.add(pool.submit(() -> call("/hold")));
         return c.holding.get() >= 3;
       });
+      // A call picked for c may still be on its way there: wait until every unfinished call is
+      // one that c holds, so the calls in flight on c are exactly the ones it counts.
+      await().atMost(BOUND).until(
+          () -> calls.stream().filter(f -> !f.isDone()).count() == c.holding.get());
       long staleBefore = staleReports();
       keyOfCBeforeLeaving = key("c");
       int heldOnC = c.holding.get();
