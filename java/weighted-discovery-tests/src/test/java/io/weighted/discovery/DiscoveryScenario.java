@@ -85,6 +85,13 @@ abstract class DiscoveryScenario {
   /** Brings the registry back on the same address, with the backends registered as before. */
   protected abstract void startRegistry() throws Exception;
 
+  /**
+   * Whether every instance stays in the list while the registry comes back (then every endpoint
+   * keeps its engine state across the restart); false where a list read during the comeback
+   * can lack an instance for a moment.
+   */
+  protected abstract boolean restartKeepsEveryEndpoint();
+
   static int freePort() throws IOException {
     try (ServerSocket s = new ServerSocket(0)) {
       return s.getLocalPort();
@@ -280,10 +287,14 @@ abstract class DiscoveryScenario {
 
     startRegistry();
     setWeight(backends.get("b"), instanceIds.get("b"), "2");  // discovery is in the loop again
-    await().atMost(BOUND).until(() -> baseWeight("b") == 2.0);
-    Map<String, List<Object>> back = keysAndWeights(service());
-    assertThat(back).as("every endpoint kept its key").hasSameSizeAs(keysAndWeights(before));
-    keysAndWeights(before).forEach((id, kw) -> assertThat(back.get(id).get(0)).isEqualTo(kw.get(0)));
+    await().atMost(BOUND).until(() -> engineIds().contains(backends.get("b").id())
+        && baseWeight("b") == 2.0);
+    awaitEndpoints("a", "b", "c", "d");
+    if (restartKeepsEveryEndpoint()) {
+      Map<String, List<Object>> back = keysAndWeights(service());
+      keysAndWeights(still).forEach((id, kw) ->
+          assertThat(back.get(id).get(0)).as("%s kept its key", id).isEqualTo(kw.get(0)));
+    }
     traffic.assertNoFailure();
   }
 

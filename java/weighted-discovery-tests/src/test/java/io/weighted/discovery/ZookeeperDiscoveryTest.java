@@ -102,6 +102,17 @@ class ZookeeperDiscoveryTest extends DiscoveryScenario {
     throw new AssertionError("no LastKnownInstancesSupplier in " + supplierChain());
   }
 
+  /**
+   * On reconnecting, Curator's service discovery registers each instance again, deleting its
+   * node and creating it anew: a list read in between lacks that instance, and the balancer
+   * then drops the endpoint's state and brings it back through slow start. Measured here: one
+   * run of several saw it.
+   */
+  @Override
+  protected boolean restartKeepsEveryEndpoint() {
+    return false;
+  }
+
   /** Same port, same data: the sessions and their registrations survive the outage. */
   @Override
   protected void startRegistry() throws Exception {
