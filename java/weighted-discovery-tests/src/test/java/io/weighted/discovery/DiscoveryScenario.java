@@ -30,7 +30,6 @@ import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.TestMethodOrder;
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.cloud.client.ServiceInstance;
-import org.springframework.cloud.client.discovery.DiscoveryClient;
 import org.springframework.cloud.loadbalancer.core.CachingServiceInstanceListSupplier;
 import org.springframework.cloud.loadbalancer.core.DelegatingServiceInstanceListSupplier;
 import org.springframework.cloud.loadbalancer.core.HealthCheckServiceInstanceListSupplier;
@@ -439,10 +438,6 @@ abstract class DiscoveryScenario {
       list.forEach(i -> ids.add(i.getInstanceId()));
     }
     return ids;
-  }
-
-  DiscoveryClient discoveryClient() {
-    return client.getBean(DiscoveryClient.class);
   }
 
   /**
