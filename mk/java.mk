@@ -4,7 +4,8 @@
 #   make test-java         native library (make build), then the Maven tests twice: Spring Boot
 #                          3.5 + Spring Cloud 2025.0 with the two example projects (Spring Boot,
 #                          plain Ribbon), and -Pboot4 (Boot 4.0 + Spring Cloud 2025.1). Part of
-#                          `make test`.
+#                          `make test`. weighted-discovery-tests starts its own Eureka and
+#                          ZooKeeper servers (in the test JVM) and stops them.
 #   make bench-java-smoke  builds the JMH module and runs every benchmark for one short
 #                          iteration, printing the same-run ratios (not part of `make test`).
 #

@@ -46,6 +46,21 @@ public final class Endpoints {
         && Objects.equals(get(x, NACOS_WEIGHT), get(y, NACOS_WEIGHT));
   }
 
+  /**
+   * The weight metadata as text ({@code weight}, a separator, {@code nacos.weight}), to tell
+   * later whether an instance's own metadata map changed; null when it has neither.
+   */
+  static String weightMetadata(ServiceInstance instance) {
+    ServiceInstance i = WeightedServiceInstance.unwrap(instance);
+    Map<String, String> md = i.getMetadata();
+    if (md == null || md.isEmpty()) {
+      return null;
+    }
+    String w = md.get(WEIGHT);
+    String n = md.get(NACOS_WEIGHT);
+    return w == null && n == null ? null : w + "\u0000" + n;
+  }
+
   private static String get(Map<String, String> md, String key) {
     return md == null ? null : md.get(key);
   }

@@ -388,6 +388,8 @@ public class WeightedLoadBalancer implements ReactorServiceInstanceLoadBalancer 
    * supplier's next list still describes it. It turns the table's picks into instances.
    */
   static final class Registered implements EndpointTable.Resolver<WeightedServiceInstance> {
+    /** A power of two: how often matches() re-reads weight metadata of unchanged objects. */
+    static final int RECHECK_EVERY = 64;
     private static final Set<Class<?>> IMMUTABLE_LISTS = new HashSet<>(List.of(
         List.of().getClass(), List.of(1).getClass(), List.of(1, 2, 3).getClass(),
         Collections.emptyList().getClass(), Collections.singletonList(1).getClass()));
@@ -399,8 +401,18 @@ public class WeightedLoadBalancer implements ReactorServiceInstanceLoadBalancer 
     private final ServiceInstance[] sourceElements;
     /** {@code source} cannot change in place (List.of, List.copyOf, Stream.toList). */
     private final boolean sourceImmutable;
+    /**
+     * The weight metadata text of each source element when the set was built: a discovery client
+     * that changes an instance's metadata map in place hands out the very same object, which the
+     * identity checks in {@link #matches} would take as unchanged.
+     */
+    private final String[] sourceWeights;
     private final LongSupplier nanoClock;
     private final String serviceId;
+    /** Counts matches() calls; racy increments only stretch the re-read interval a little. */
+    private int matchCalls;
+    /** A re-read found changed weight metadata: this set no longer describes any list. */
+    private volatile boolean weightsChanged;
 
     Registered(EndpointTable<ServiceInstance> table, ServiceInstance[] instances,
         List<ServiceInstance> source, LongSupplier nanoClock, String serviceId) {
@@ -408,6 +420,10 @@ public class WeightedLoadBalancer implements ReactorServiceInstanceLoadBalancer 
       this.instances = instances;
       this.sourceElements = source.toArray(new ServiceInstance[0]);
       this.sourceImmutable = IMMUTABLE_LISTS.contains(source.getClass());
+      this.sourceWeights = new String[sourceElements.length];
+      for (int i = 0; i < sourceElements.length; i++) {
+        sourceWeights[i] = Endpoints.weightMetadata(sourceElements[i]);
+      }
       this.source = source;
       this.nanoClock = nanoClock;
       this.serviceId = serviceId;
@@ -446,8 +462,18 @@ public class WeightedLoadBalancer implements ReactorServiceInstanceLoadBalancer 
      * caching supplier's list, or a filter's new list of the same instances) or an equal
      * instance with the same host, port and weight metadata (suppliers that build new instances
      * per call). A list changed in place, reordered, or with a changed weight does not match.
+     * Every {@value #RECHECK_EVERY}th call also re-reads the weight metadata of the instances
+     * trusted by identity, so a weight changed inside the same object's metadata map is seen
+     * within that many chooses, while the other calls stay one identity comparison per instance.
      */
     boolean matches(List<ServiceInstance> list) {
+      if (weightsChanged) {
+        return false;
+      }
+      if ((++matchCalls & (RECHECK_EVERY - 1)) == 0 && !sameWeightsAsBuilt()) {
+        weightsChanged = true;  // sticky: the caller's next matches() must not trust it again
+        return false;
+      }
       if (list == source && sourceImmutable) {
         return true;
       }
@@ -458,6 +484,16 @@ public class WeightedLoadBalancer implements ReactorServiceInstanceLoadBalancer 
       for (int i = 0; i < known.length; i++) {
         ServiceInstance x = list.get(i);
         if (x != known[i] && !sameEndpoint(known[i], x)) {
+          return false;
+        }
+      }
+      return true;
+    }
+
+    /** Whether every source element still carries the weight metadata it had when built. */
+    private boolean sameWeightsAsBuilt() {
+      for (int i = 0; i < sourceElements.length; i++) {
+        if (!Objects.equals(sourceWeights[i], Endpoints.weightMetadata(sourceElements[i]))) {
           return false;
         }
       }

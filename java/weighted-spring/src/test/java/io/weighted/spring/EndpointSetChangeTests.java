@@ -146,6 +146,36 @@ class EndpointSetChangeTests {
     assertThat(baseWeight("h1:80")).isEqualTo(4.0);
   }
 
+  /**
+   * A discovery client that changes an instance's metadata map in place hands out the same
+   * objects in the same list: the identity checks trust them, the periodic re-read sees the
+   * change within {@link WeightedLoadBalancer.Registered#RECHECK_EVERY} chooses.
+   */
+  @Test
+  void aWeightChangedInsideTheSameInstanceObjectIsSeen() {
+    ServiceInstance h1 = instance("h1", "1");
+    List<ServiceInstance> immutable = List.of(h1, instance("h2", "1"));
+    WeightedLoadBalancer lb = balancer(() -> immutable);
+    picks(lb, 10);
+    assertThat(baseWeight("h1:80")).isEqualTo(1.0);
+
+    h1.getMetadata().put("weight", "4");
+    picks(lb, WeightedLoadBalancer.Registered.RECHECK_EVERY);
+    assertThat(baseWeight("h1:80")).isEqualTo(4.0);
+    assertThat(epoch()).isEqualTo(2);
+
+    ServiceInstance h3 = instance("h3", "2");
+    List<ServiceInstance> mutable = new ArrayList<>(List.of(h3, instance("h4", "2")));
+    WeightedLoadBalancer other = balancer(() -> mutable);  // a cache's list of the same objects
+    picks(other, 10);
+    h3.getMetadata().remove("weight");
+    h3.getMetadata().put("nacos.weight", "0.5");
+    picks(other, WeightedLoadBalancer.Registered.RECHECK_EVERY);
+    assertThat(baseWeight("h3:80")).isEqualTo(0.5);
+    Map<String, Integer> c = picks(other, 2500);
+    assertThat(c.get("h3")).isBetween(400, 600);  // 0.5 against 2: a fifth
+  }
+
   @Test
   void aReorderedListStillMapsEachPickToItsInstance() {
     ServiceInstance h1 = instance("h1", "3");
