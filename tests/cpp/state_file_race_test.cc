@@ -1,6 +1,8 @@
 // The state file under fire: readers attaching, reading and detaching while a real-clock writer
 // publishes every 10 ms (run under ASan and TSan by make test-asan / test-tsan); a writer killed
 // with SIGKILL mid-cycle, its last state read afterwards; and files a monitor must refuse.
+#include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -199,6 +201,53 @@ TEST(StateFileRace, AWriterKilledMidCycleLeavesItsLastStateReadable) {
     for (const json& p : history["points"]) EXPECT_EQ(p["services"][0]["endpoints"].size(), 300u);
     EXPECT_TRUE(json::parse(m.Events(0, 0))["events"].is_array());
   }
+}
+
+// The writer moves to the CPU the cycle ran on to read what it wrote (a placement hint): where
+// that CPU is outside the writer's own affinity (it inherited one CPU from the thread that
+// created the engine, and the cycles run on another), the move is refused and every cycle is
+// published all the same.
+TEST(StateFileRace, AWriterThatCannotFollowTheCycleStillPublishesEachCycle) {
+  cpu_set_t all;
+  ASSERT_EQ(pthread_getaffinity_np(pthread_self(), sizeof all, &all), 0);
+  int first = -1, last = -1;
+  for (int c = 0; c < CPU_SETSIZE; ++c) {
+    if (!CPU_ISSET(c, &all)) continue;
+    if (first < 0) first = c;
+    last = c;
+  }
+  ASSERT_GE(first, 0);
+  auto pin = [](int cpu) {
+    cpu_set_t one;
+    CPU_ZERO(&one);
+    CPU_SET(cpu, &one);
+    return pthread_setaffinity_np(pthread_self(), sizeof one, &one);
+  };
+  TempDir dir;
+  const std::string path = dir.file("placement.state");
+  const std::string cfg = fmt::format(
+      R"({{"controller": {{"interval_ms": 60000}}, "window": {{"length_ms": 60000}},
+          "isolation": {{"max_ms": 60000}}, "export": {{"state_file": "{}"}}}})",
+      path);
+  ASSERT_EQ(pin(first), 0);
+  wt_engine* engine = nullptr;
+  const wt_status created = wt_engine_create(cfg.data(), cfg.size(), WT_CLOCK_REAL, &engine);
+  ASSERT_EQ(pthread_setaffinity_np(pthread_self(), sizeof all, &all), 0);
+  ASSERT_EQ(created, WT_OK) << wt_last_error();
+  ASSERT_EQ(pin(last), 0);
+  wt_monitor* m = nullptr;
+  ASSERT_EQ(wt_monitor_open(path.c_str(), &m), WT_OK) << wt_last_error();
+  for (int cycle = 0; cycle < 5; ++cycle) {
+    const uint64_t before = InfoField(m, "history_points");
+    ASSERT_EQ(wt_engine_run_cycle(engine), WT_OK) << wt_last_error();
+    for (int i = 0; i < 2000 && InfoField(m, "history_points") <= before; ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+    EXPECT_EQ(InfoField(m, "history_points"), before + 1) << "cycle " << cycle;
+  }
+  ASSERT_EQ(pthread_setaffinity_np(pthread_self(), sizeof all, &all), 0);
+  wt_monitor_close(m);
+  wt_engine_destroy(engine);
 }
 
 }  // namespace

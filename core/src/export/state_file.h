@@ -71,6 +71,7 @@ class StateFileWriter final : public StateSink {
     bool snapshot = false;
     bool cycle = false;  // a history point too
     int64_t cycle_ns = 0;
+    int cpu = -1;  // where the requesting cycle ran (-1: unknown); the writer reads there
   };
 
   StateFileWriter(Engine& engine, StateFileSettings settings);
