@@ -13,18 +13,21 @@ double LowerMedian(std::vector<double> v) {
   return *mid;
 }
 
+int ResourceIndex(Metric m) {
+  switch (m) {
+    case Metric::kCpu: return 0;
+    case Metric::kMemory: return 1;
+    case Metric::kThreadPool: return 2;
+    case Metric::kConnectionPool: return 3;
+    default: return -1;
+  }
+}
+
 // Returns the metric's value, or false when the window has no data for it.
 bool MetricValue(Metric m, const WindowStats& s, bool has_requests, double* out) {
-  auto resource = [&](int i) {
+  if (const int i = ResourceIndex(m); i >= 0) {
     *out = s.resources[i];
     return s.resource_known[i];
-  };
-  switch (m) {
-    case Metric::kCpu: return resource(0);
-    case Metric::kMemory: return resource(1);
-    case Metric::kThreadPool: return resource(2);
-    case Metric::kConnectionPool: return resource(3);
-    default: break;
   }
   if (!has_requests) return false;
   if (IsLatencyMetric(m) && s.latency_samples == 0) return false;  // nothing was served
@@ -40,16 +43,6 @@ bool MetricValue(Metric m, const WindowStats& s, bool has_requests, double* out)
     default: return false;
   }
   return true;
-}
-
-int ResourceIndex(Metric m) {
-  switch (m) {
-    case Metric::kCpu: return 0;
-    case Metric::kMemory: return 1;
-    case Metric::kThreadPool: return 2;
-    case Metric::kConnectionPool: return 3;
-    default: return -1;
-  }
 }
 
 double Reference(Metric m, const ServiceReference& ref) {
