@@ -79,6 +79,7 @@ class EventType(enum.IntEnum):
     SERVICE_REMOVED = 10  # Service.remove(); ``endpoint`` is ""
     SOURCE_STALE = 11  # a metric source (config ``sources``) has failed for its stale_ms
     SOURCE_FRESH = 12  # and has answered again; ``service`` and ``endpoint`` are ""
+    GUARD = 13  # the capacity guard holds back a different number of cuts; ``endpoint`` is ""
 
 
 @dataclass(frozen=True)

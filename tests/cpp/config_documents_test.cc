@@ -88,14 +88,15 @@ TEST(ConfigRoundTrip, AwkwardDoublesSurvive) {
 TEST(ConfigRoundTrip, WritesEveryKey) {
   const json j = json::parse(ConfigToJson(DefaultConfig()));
   const std::set<std::string> top = {"profile", "seed",   "controller", "window", "rules",
-                                     "isolation", "panic", "slow_start", "picker", "events",
+                                     "isolation", "guard", "panic", "slow_start", "picker", "events",
                                       "load_report", "sources", "limits", "export"};
   std::set<std::string> got;
   for (const auto& [k, v] : j.items()) got.insert(k);
   EXPECT_EQ(got, top);
   EXPECT_EQ(j["controller"].size(), 4u);
   EXPECT_EQ(j["window"].size(), 2u);
-  EXPECT_EQ(j["isolation"].size(), 5u);
+  EXPECT_EQ(j["isolation"].size(), 6u);
+  EXPECT_EQ(j["guard"].size(), 2u);
   EXPECT_EQ(j["panic"].size(), 2u);
   EXPECT_EQ(j["slow_start"].size(), 3u);
   EXPECT_EQ(j["picker"].size(), 4u);
@@ -110,7 +111,7 @@ TEST(ConfigRoundTrip, WritesEveryKey) {
   EXPECT_EQ(j["rules"], json::parse(R"([
       {"metric": "latency_p99", "relative": 2.0, "penalty": 0.3},
       {"metric": "error_rate", "threshold": 0.01, "penalty": 0.5},
-      {"metric": "cpu", "threshold": 0.8, "penalty": 0.2}])"));
+      {"metric": "cpu", "threshold": 0.8, "margin": 0.2, "penalty": 0.2}])"));
 }
 
 // ---------------------------------------------------------------------------------------------

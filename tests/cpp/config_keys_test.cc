@@ -133,6 +133,7 @@ TEST(ConfigKeys, EveryFieldOfConfigHasAKey) {
       {"controller", FieldCount<Config::Controller>()},
       {"window", FieldCount<Config::Window>()},
       {"isolation", FieldCount<Config::Isolation>()},
+      {"guard", FieldCount<Config::Guard>()},
       {"panic", FieldCount<Config::Panic>()},
       {"slow_start", FieldCount<Config::SlowStart>()},
       {"picker", FieldCount<Config::Picker>()},

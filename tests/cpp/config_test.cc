@@ -59,9 +59,15 @@ TEST(ConfigProfiles, ArticleIsTheLiteralBehaviour) {
   EXPECT_EQ(a.controller.interval_ms, 5000);
   EXPECT_EQ(a.controller.cooldown_ms, 10000);
   EXPECT_EQ(a.slow_start.window_ms, 0);  // documented difference: the article has no slow start
-  Config same_rules = a;
-  same_rules.rules = DefaultRules();
-  ExpectSameConfig(same_rules, a);
+  // The article's CPU rule is the literal absolute line; the default judges CPU against the fleet.
+  ASSERT_EQ(a.rules.size(), 3u);
+  EXPECT_EQ(a.rules[2].metric, Metric::kCpu);
+  EXPECT_LT(a.rules[2].margin, 0);
+  EXPECT_EQ(DefaultRules()[2].margin, 0.2);
+  EXPECT_EQ(a.isolation.max_share, 1);
+  EXPECT_FALSE(a.guard.enabled);
+  EXPECT_TRUE(DefaultConfig().guard.enabled);
+  EXPECT_EQ(DefaultConfig().isolation.max_share, 0.5);
   ExpectSameConfig(MustParse(R"({"profile": "article"})"), a);
 }
 

@@ -67,14 +67,15 @@ extern "C" {
  * ------------------------------------------------------------------------------------------- */
 
 #define WT_VERSION_MAJOR 2
-#define WT_VERSION_MINOR 1
+#define WT_VERSION_MINOR 2
 #define WT_VERSION_PATCH 0
 /* MAJOR * 10000 + MINOR * 100 + PATCH (see "Compatibility" above). 2.0 made the structs sized,
  * moved the engine's pick bits out of the flags into wt_pick.ticket, returned keys and user
  * pointers from endpoint sets, and added service removal and the callback release hook.
  * 2.1 added the state file (export.state_file) and the monitor that reads it (wt_monitor_*),
  * WT_ERR_FORMAT, servers' load reports (wt_load_report and the calls that take a header), the
- * status WT_ERR_BAD_LOAD_REPORT and the metric-source events. */
+ * status WT_ERR_BAD_LOAD_REPORT and the metric-source events. 2.2 added the capacity guard's
+ * event (WT_EVENT_GUARD). */
 #define WT_VERSION_NUMBER (WT_VERSION_MAJOR * 10000 + WT_VERSION_MINOR * 100 + WT_VERSION_PATCH)
 
 /* The version of the library actually loaded, as WT_VERSION_NUMBER computes it. */
@@ -442,7 +443,12 @@ typedef enum wt_event_type {
    * stale_ms, and the first successful poll after that. `service` and `endpoint` are "";
    * `reason` is {"source": "prometheus", "age_ms": ..., "error": "..."}. */
   WT_EVENT_SOURCE_STALE = 11,
-  WT_EVENT_SOURCE_FRESH = 12
+  WT_EVENT_SOURCE_FRESH = 12,
+  /* 2.2: the capacity guard held back some of a cycle's cuts or isolations (the endpoints that
+   * keep their traffic could not absorb it), or stopped holding them: raised when the number of
+   * endpoints held changes. `endpoint` is ""; `reason` is {"held": n, "endpoints": [ids],
+   * "headroom_rps", "moved_rps", "max_utilization"}. */
+  WT_EVENT_GUARD = 13
 } wt_event_type;
 
 typedef struct wt_event {

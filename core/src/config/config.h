@@ -100,7 +100,18 @@ struct Config {
     uint32_t exit_min_probes = 3;    // healthy results needed in the window to leave isolation
     int64_t max_ms = 30000;          // S-P2 maximum isolation time
     double restore_fraction = 0.5;   // weight (of base) forced back after max_ms, with an alert
+    // At most this share of the service's base weight isolated at once (one endpoint always
+    // may be): isolating more removes capacity the rest cannot carry (Envoy's
+    // max_ejection_percent). The article profile sets 1.
+    double max_share = 0.5;
   } isolation;
+
+  // The capacity guard (model/guard.h): cuts and isolations move only the traffic the other
+  // endpoints can absorb below max_utilization. The article profile turns it off.
+  struct Guard {
+    bool enabled = true;
+    double max_utilization = 0.9;
+  } guard;
 
   struct Panic {
     bool enabled = true;

@@ -38,7 +38,7 @@ static_assert(static_cast<int>(ResourceSource::kClient) == 1);
 // (named by its path); "rules" is the array of rule objects, read and written by
 // config_json.cc's own code.
 constexpr std::string_view kSectionNames[] = {
-    "controller", "window", "rules",   "isolation",          "panic",
+    "controller", "window", "rules",   "isolation",          "guard",   "panic",
     "slow_start", "picker", "events",  "load_report",        "sources",
     "sources/prometheus",   "sources/prometheus/queries",    "limits",
     "export"};
@@ -137,6 +137,7 @@ using C = Config;
 constexpr auto kController = &C::controller;
 constexpr auto kWindow = &C::window;
 constexpr auto kIsolation = &C::isolation;
+constexpr auto kGuard = &C::guard;
 constexpr auto kPanic = &C::panic;
 constexpr auto kSlowStart = &C::slow_start;
 constexpr auto kPicker = &C::picker;
@@ -179,6 +180,13 @@ constexpr Key kKeys[] = {
         "maximum isolation time, after which the endpoint is forced back with an alert"),
     Number<kIsolation, &C::Isolation::restore_fraction>("isolation", "restore_fraction",
         kPositiveFraction, "weight, as a fraction of base, forced back after max_ms"),
+    Number<kIsolation, &C::Isolation::max_share>("isolation", "max_share", kPositiveFraction,
+        "most of the service's base weight isolated at once; one endpoint always may be"),
+
+    Bool<kGuard, &C::Guard::enabled>("guard", "enabled",
+        "whether cuts and isolations move only the traffic the other endpoints can absorb"),
+    Number<kGuard, &C::Guard::max_utilization>("guard", "max_utilization", kPositiveFraction,
+        "utilisation up to which an endpoint is counted as having room for moved traffic"),
 
     Bool<kPanic, &C::Panic::enabled>("panic", "enabled",
         "whether the fallback to round-robin exists"),

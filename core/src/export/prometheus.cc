@@ -22,7 +22,8 @@ std::string Escape(std::string_view v) {
 enum Family : int {
   kWeight, kTargetWeight, kBaseWeight, kPenalty, kRuleContribution, kState, kLatency, kErrorRate,
   kWindowRequests, kResource, kOutcomesTotal, kShare, kPickerFailureShare, kPickerLatency,
-  kInflight, kServicePanic, kServiceStaleReports, kFamilyCount
+  kInflight, kServicePanic, kServiceStaleReports, kServiceGuardHeld, kServiceGuardHeadroom,
+  kFamilyCount
 };
 struct FamilyInfo { Family family; const char* name; const char* type; const char* help; };
 constexpr FamilyInfo kFamilies[] = {
@@ -49,6 +50,10 @@ constexpr FamilyInfo kFamilies[] = {
     {kServicePanic, "weighted_service_panic", "gauge", "1 while the service is in panic round-robin"},
     {kServiceStaleReports, "weighted_service_stale_reports_total", "counter",
      "Reports on removed endpoints"},
+    {kServiceGuardHeld, "weighted_service_guard_held", "gauge",
+     "Endpoints whose cut or isolation the capacity guard held back in the last cycle"},
+    {kServiceGuardHeadroom, "weighted_service_guard_headroom_rps", "gauge",
+     "Successes per second the endpoints not cut could still take, as the guard saw them"},
 };
 static_assert(std::size(kFamilies) == kFamilyCount);
 constexpr bool InEnumOrder() {
@@ -72,6 +77,8 @@ std::string PrometheusText(Engine& engine) {
       const std::string sl = fmt::format("service=\"{}\"", Escape(s.name()));
       add(kServicePanic, sl, s.panic());
       add(kServiceStaleReports, sl, double(s.stale_reports()));
+      add(kServiceGuardHeld, sl, double(s.guard().held));
+      add(kServiceGuardHeadroom, sl, s.guard().headroom_rps);
       for (const Endpoint* ep : s.endpoints()) {
         const ControlState& c = ep->ctl;
         const std::string l = fmt::format("{},endpoint=\"{}\"", sl, Escape(ep->id));

@@ -270,6 +270,9 @@ bool RenderServices(ByteSource& in, int64_t now, bool load_aware, JsonWriter& w)
     w.BeginObject().Key("name").String(name).Key("epoch").Uint(s.epoch);
     w.Key("panic").Bool(s.panic != 0).Key("stale_reports").Uint(s.stale_reports);
     w.Key("bad_load_reports").Uint(s.bad_load_reports);
+    w.Key("guard").BeginObject().Key("enabled").Bool(s.guard_flags & 1);
+    w.Key("headroom_known").Bool(s.guard_flags & 2).Key("headroom_rps").Double(s.guard_headroom_rps);
+    w.Key("moved_rps").Double(s.guard_moved_rps).Key("held").Uint(s.guard_held).EndObject();
     w.Key("removed_totals").BeginObject();
     for (int o = 0; o < kOutcomes; ++o) w.Key(OutcomeName(o)).Uint(s.removed_totals[o]);
     w.EndObject().Key("endpoints").BeginArray();
@@ -336,6 +339,10 @@ void EncodeSnapshot(Engine& engine, ByteSink& out, const HistoryPointHeader* hea
       r.bad_load_reports = s.bad_load_reports();
       for (int o = 0; o < kOutcomes; ++o) r.removed_totals[o] = s.removed_total(o);
       r.endpoints = s.endpoints().size();
+      r.guard_headroom_rps = s.guard().headroom_rps;
+      r.guard_moved_rps = s.guard().moved_rps;
+      r.guard_held = s.guard().held;
+      r.guard_flags = (s.guard().enabled ? 1 : 0) | (s.guard().headroom_known ? 2 : 0);
       out.Pod(kMoreServices);
       out.Pod(r);
       out.String(s.name());

@@ -49,6 +49,9 @@ struct ServiceRecord {
   uint64_t epoch, panic, stale_reports, bad_load_reports;
   uint64_t removed_totals[kOutcomes];
   uint64_t endpoints;
+  // The capacity guard's last cycle (model/guard.h); flags: 1 enabled, 2 headroom known.
+  double guard_headroom_rps, guard_moved_rps;
+  uint64_t guard_held, guard_flags;
 };
 
 // One endpoint: the controller's view as of its last cycle and the live counters. Times are the

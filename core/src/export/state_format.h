@@ -18,8 +18,9 @@ namespace weighted::state_format {
 
 inline constexpr char kMagic[8] = {'W', 'T', 'S', 'T', 'A', 'T', 'E', '\0'};
 // 2: the snapshot slots hold a binary record (snapshot_record.h) that the reader renders as the
-// snapshot JSON; in 1 they held the JSON itself.
-inline constexpr uint32_t kMajor = 2;  // a reader refuses another major
+// snapshot JSON; in 1 they held the JSON itself. 3: the service record carries the capacity
+// guard's verdict.
+inline constexpr uint32_t kMajor = 3;  // a reader refuses another major
 inline constexpr uint32_t kMinor = 0;  // additions only: fields at the end of the header
 inline constexpr uint32_t kEndianTag = 0x01020304;
 inline constexpr uint64_t kHeaderBytes = 4096;

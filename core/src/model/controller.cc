@@ -108,7 +108,7 @@ void StepEndpoint(const Config& cfg, const ServiceReference& ref, int64_t now,
   c.target = c.base * (1 - std::min(penalty, 1.0));
   if (c.state == State::kIsolated) return StepIsolated(x, c);
 
-  if (penalty >= 1) {
+  if (penalty >= 1 && c.may_isolate) {
     const double old = c.weight;
     c.state = State::kIsolated;
     c.isolated_since_ns = now;
@@ -123,11 +123,13 @@ void StepEndpoint(const Config& cfg, const ServiceReference& ref, int64_t now,
   const double step = cfg.controller.max_step * c.base;
   const bool cooled = now - c.last_change_ns >= cfg.controller.cooldown_ms * kNsPerMs;
   double w = c.weight;
-  if (c.target < w) {
+  // The capacity guard may hold a cut above its target this cycle (model/guard.h).
+  const double target = std::max(c.target, std::min(c.floor, c.weight));
+  if (target < w) {
     // Default profile: a cut acts at once, since every cycle spent on a sick endpoint costs
     // errors; the article profile steps down like it steps up (docs/algorithm.md).
-    if (!both) w = c.target;
-    else if (cooled) w = std::max(c.target, w - step);
+    if (!both) w = target;
+    else if (cooled) w = std::max(target, w - step);
   } else if (c.target > w && cooled) {
     w = std::min(c.target, w + step);
   }

@@ -55,6 +55,11 @@ struct ControlState {
   uint64_t cycle_results = 0;
   double share = 0;
   PickerEvidence picker;  // as the last cycle ended
+  // The capacity guard's (model/guard.h): the lowest weight this cycle's cut may reach (0: no
+  // limit), whether an isolation may take effect, and the endpoint's unloaded latency.
+  double floor = 0;
+  bool may_isolate = true;
+  double baseline_ms = 0;
 };
 
 }  // namespace weighted

@@ -16,6 +16,7 @@ const char* EventTypeName(int type) {
     case WT_EVENT_SERVICE_REMOVED: return "service_removed";
     case WT_EVENT_SOURCE_STALE: return "source_stale";
     case WT_EVENT_SOURCE_FRESH: return "source_fresh";
+    case WT_EVENT_GUARD: return "guard";
   }
   return nullptr;
 }

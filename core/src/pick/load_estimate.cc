@@ -37,21 +37,47 @@ void LoadEstimate::Record(double latency_ms, bool failed, int64_t now, double de
   outcomes_decayed.store(all, std::memory_order_relaxed);
 }
 
-void LoadEstimate::NewCycle(uint32_t cycle, const CycleSample& sample, uint64_t clean_results) {
+void LoadEstimate::NewCycle(uint32_t cycle, const CycleSample& sample, uint64_t clean_results,
+                            double fleet_steady) {
   inflight[cycle & 1].store(0, std::memory_order_relaxed);
   // The fast estimate halves each cycle: an endpoint that lost every pick since it failed gets
-  // tried again, and one still failing raises it within a few requests. Both forget at once
-  // after a clean cycle with enough evidence (at least `clean_results` results, none failed:
-  // what lets an isolated endpoint out), so a recovered endpoint is back within a cycle instead
-  // of several decay times; one failing 15% of ~10 picks a cycle has such a cycle one time in
-  // five and is priced again at its next failure.
+  // tried again, and one still failing raises it within a few requests. After a clean cycle
+  // with enough evidence (at least `clean_results` results, none failed: what lets an isolated
+  // endpoint out) the fast estimate forgets at once, and so does the steady one where it set
+  // the endpoint apart from its fleet (3 standard errors above the fleet's share): a recovered
+  // endpoint is back within a cycle instead of several decay times; one failing 15% of ~10
+  // picks a cycle has such a cycle one time in five and is priced again at its next failure.
+  // A steady share like the fleet's only decays: forgetting it at once for the one endpoint
+  // whose cycle happened to be clean (the others' last failures landed just after a shared
+  // fault ended) would make that endpoint the cheapest by far and herd the traffic onto it.
   failure_ewma.store(failure_ewma.load(std::memory_order_relaxed) * 0.5, std::memory_order_relaxed);
   uint64_t results = 0;
   for (uint64_t n : sample.outcomes) results += n;
   if (results >= clean_results && sample.outcomes[WT_OUTCOME_SUCCESS] == results) {
     failure_ewma.store(0, std::memory_order_relaxed);
-    fail_decayed.store(0, std::memory_order_relaxed);
+    const double all = outcomes_decayed.load(std::memory_order_relaxed);
+    const double p = std::max(fleet_steady, 1.0 / 64);
+    if (all > 0 && SteadyShare() - fleet_steady > 3 * std::sqrt(p * (1 - p) / all)) {
+      fail_decayed.store(0, std::memory_order_relaxed);
+    }
   }
+}
+
+void FleetFailures::Add(const LoadEstimate& e) {
+  const double f = e.fail_decayed.load(std::memory_order_relaxed);
+  const double n = e.outcomes_decayed.load(std::memory_order_relaxed);
+  failures += f;
+  outcomes += n;
+  if (n < 10) return;  // too little evidence to say how it compares
+  const double share = std::min(f / n, 1.0);
+  lo = std::min(lo, share);
+  hi = std::max(hi, share);
+}
+
+double FleetFailures::FastWeight() const {
+  if (hi <= 1e-3) return 1;  // a clean fleet: any failure is news
+  const double spread = (hi - std::min(lo, hi)) / hi;
+  return spread * spread * spread;
 }
 
 }  // namespace weighted

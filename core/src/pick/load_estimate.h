@@ -54,13 +54,46 @@ struct LoadEstimate {
   // inlined, its two exp() calls made the weighted mode's report path too large to inline.
   void Record(double latency_ms, bool failed, int64_t now_ns, double decay_ns);
   // Cycle `cycle` begins with `sample` just drained: the counts of cycle - 2 expire, and the
-  // failure estimates age (see the definition).
-  void NewCycle(uint32_t cycle, const CycleSample& sample, uint64_t clean_results);
-  // The larger of the fast and the steady failure share, in [0, 1].
+  // failure estimates age (see the definition). `fleet_steady`: the service's steady failure
+  // share (FleetFailures) as the cycle began.
+  void NewCycle(uint32_t cycle, const CycleSample& sample, uint64_t clean_results,
+                double fleet_steady);
+  // The larger of the fast and the steady failure share, in [0, 1]: the evidence shown.
   double FailureShare() const;
+  // The steady share, in [0, 1].
+  double SteadyShare() const;
+  // The share the load-aware cost prices: the steady share, plus `fast_weight` (in [0, 1]) of
+  // what the fast estimate adds above it (FleetFailures::FastWeight).
+  double PricedShare(double fast_weight) const;
+};
+
+// A service's failure evidence as a cycle sees it, over its endpoints' estimates.
+struct FleetFailures {
+  double failures = 0, outcomes = 0;  // decayed sums over every endpoint
+  double lo = 1, hi = 0;              // lowest and highest steady share among those with evidence
+  void Add(const LoadEstimate& e);
+  double Steady() const { return outcomes > 0 ? std::min(failures / outcomes, 1.0) : 0.0; }
+  // How much the fast estimate counts in the price this cycle. It is what sees a failure within
+  // a few requests, and also what is noisy: ~31 outcomes' worth of evidence. When one endpoint
+  // fails and the rest do not (or nobody fails yet) its noise is beside the point, so it counts
+  // fully; when every endpoint fails alike (a bad dependency behind all of them) the fast
+  // estimates differ by noise alone, and pricing that noise herds traffic from one endpoint to
+  // the next. So it counts by the spread of the steady shares, ((hi - lo) / hi)^3.
+  double FastWeight() const;
 };
 
 // Inline: the load-aware pick reads it for two or three candidates.
+
+inline double LoadEstimate::SteadyShare() const {
+  const double all = outcomes_decayed.load(std::memory_order_relaxed);
+  return all > 0 ? std::min(fail_decayed.load(std::memory_order_relaxed) / all, 1.0) : 0.0;
+}
+
+inline double LoadEstimate::PricedShare(double fast_weight) const {
+  const double steady = SteadyShare();
+  const double fast = failure_ewma.load(std::memory_order_relaxed);
+  return fast > steady ? steady + fast_weight * (fast - steady) : steady;
+}
 
 inline double LoadEstimate::FailureShare() const {
   // The larger of the fast estimate (last ~16 outcomes, halved each cycle: reacts within a few

@@ -39,7 +39,7 @@ void Schedule::Pick(const Roster& roster, PickerRandom& random, wt_pick* out) co
       // the comparison would still win every pick in which it is drawn twice.
       for (int k = 0; b == a && k < 4; ++k) b = main.Sample(random.Next());
       // Each candidate's failure share once: it enters the cost and the third-candidate test.
-      const double fa = roster.loads[a]->FailureShare(), fb = roster.loads[b]->FailureShare();
+      const double fa = Priced(*roster.loads[a]), fb = Priced(*roster.loads[b]);
       const double ca = Cost(*roster.loads[a], fa), cb = Cost(*roster.loads[b], fb);
       i = cb < ca ? b : a;
       // A failing candidate (its failure term at least doubles its cost) brings a third one: with
@@ -52,7 +52,7 @@ void Schedule::Pick(const Roster& roster, PickerRandom& random, wt_pick* out) co
         for (int k = 0; (c == a || c == b) && k < 4; ++k) c = main.Sample(random.Next());
         if (c != a && c != b) {
           const LoadEstimate& lc = *roster.loads[c];
-          if (Cost(lc, lc.FailureShare()) < std::min(ca, cb)) i = c;
+          if (Cost(lc, Priced(lc)) < std::min(ca, cb)) i = c;
         }
       }
     }

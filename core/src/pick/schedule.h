@@ -22,6 +22,7 @@ struct Schedule {
   PickMode mode = PickMode::kWeighted;
   double latency_decay_ns = 0;        // load-aware EWMA time constant
   double error_cost = 0;              // load-aware cost per unit of recent failure share
+  double fast_weight = 1;             // how much the fast failure estimate counts (FleetFailures)
   uint64_t keepalive_threshold = 0;   // load-aware: P(pick by weight alone), scaled to 2^32
   uint32_t cycle = 0;                 // the service's controller cycles so far (in-flight expiry)
 
@@ -31,6 +32,7 @@ struct Schedule {
 
  private:
   double Cost(const LoadEstimate& load, double failure_share) const;  // load-aware cost
+  double Priced(const LoadEstimate& load) const { return load.PricedShare(fast_weight); }
 };
 
 }  // namespace weighted

@@ -191,6 +191,8 @@ void Service::Cycle(const Config& cfg, int64_t now, std::vector<PendingEvent>* e
   // their parity counts this cycle's picks once Publish() below hands them the new number.
   ++cycles_;
   uint64_t results = 0;
+  FleetFailures before;
+  for (Endpoint* ep : endpoints_) before.Add(ep->load);
   for (Endpoint* ep : endpoints_) {
     ControlState& c = ep->ctl;
     CycleSample& sample = c.window.Next(slots);
@@ -201,22 +203,38 @@ void Service::Cycle(const Config& cfg, int64_t now, std::vector<PendingEvent>* e
     // Read before NewCycle ages them: the evidence the cycle's picks were made on.
     c.picker = {ep->load.InFlight(), ep->load.ewma_ms.load(std::memory_order_relaxed),
                 ep->load.FailureShare()};
-    ep->load.NewCycle(cycles_, sample, cfg.isolation.exit_min_probes);
+    ep->load.NewCycle(cycles_, sample, cfg.isolation.exit_min_probes, before.Steady());
     c.stats = c.window.Compute();
     std::array<int64_t, kResources> server_at;
     for (int i = 0; i < kResources; ++i) server_at[i] = ep->stats.ServerReportedAt(i);
     ResolveResources(cfg.load_report.prefer, cfg.load_report.max_age_ms * kNsPerMs, now,
                      server_at, &c.stats);
   }
+  FleetFailures after;
+  for (Endpoint* ep : endpoints_) after.Add(ep->load);
+  fast_weight_ = after.FastWeight();
   for (Endpoint* ep : endpoints_) {
     ep->ctl.share = results > 0 ? double(ep->ctl.cycle_results) / double(results) : 0.0;
   }
   JudgeFleet(cfg, controls_, &judged_);
+  const uint32_t held_before = guard_.held;
+  guard_ = GuardFleet(cfg, double(cfg.controller.interval_ms) / 1000.0, controls_);
+  std::string held_ids;
   for (Endpoint* ep : endpoints_) {
     StepEndpoint(cfg, judged_.ref, now, ep->id, ep->ctl, events);
     if (ep->ctl.slow_start && SlowStartFactor(cfg, ep->ctl.added_ns, now) >= 1) {
       ep->ctl.slow_start = false;
     }
+    if (guard_.held != held_before && (ep->ctl.floor > 0 || !ep->ctl.may_isolate)) {
+      held_ids += fmt::format("{}{}", held_ids.empty() ? "" : ",", JsonQuoted(ep->id));
+    }
+  }
+  if (guard_.held != held_before) {
+    events->push_back({WT_EVENT_GUARD, now, "", 0, 0,
+                       fmt::format(R"({{"held":{},"endpoints":[{}],"headroom_rps":{:.6g},)"
+                                   R"("moved_rps":{:.6g},"max_utilization":{:g}}})",
+                                   guard_.held, held_ids, guard_.headroom_rps, guard_.moved_rps,
+                                   cfg.guard.max_utilization)});
   }
   Publish(cfg, now, events);
   reclaimer_.Collect();
@@ -245,6 +263,7 @@ void Service::Publish(const Config& cfg, int64_t now, std::vector<PendingEvent>*
   s.mode = cfg.picker.mode;
   s.latency_decay_ns = double(cfg.picker.latency_decay_ms) * kNsPerMs;
   s.error_cost = cfg.picker.error_cost;
+  s.fast_weight = fast_weight_;
   s.keepalive_threshold = std::llround(cfg.picker.keepalive_share * 4294967296.0);
   s.cycle = cycles_;
 

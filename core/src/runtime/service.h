@@ -17,6 +17,7 @@
 
 #include "config/config.h"
 #include "model/controller.h"
+#include "model/guard.h"
 #include "runtime/reclaim.h"
 #include "runtime/snapshot.h"
 #include "util/clock.h"
@@ -95,6 +96,7 @@ class Service {
   // Valid inside Inspect():
   const std::vector<Endpoint*>& endpoints() const { return endpoints_; }
   bool panic() const { return panic_; }
+  const GuardVerdict& guard() const { return guard_; }
   uint64_t epoch() const { return epoch_; }
   uint64_t stale_reports() const { return stale_reports_.load(std::memory_order_relaxed); }
   uint64_t bad_load_reports() const { return bad_load_reports_.load(std::memory_order_relaxed); }
@@ -140,6 +142,8 @@ class Service {
   uint32_t cycles_ = 0;  // controller cycles run (tracked picks' in-flight counts expire by it)
   bool had_endpoints_ = false;
   bool panic_ = false;
+  double fast_weight_ = 1;  // the fast failure estimate's weight in the price (FleetFailures)
+  GuardVerdict guard_;      // what the capacity guard saw and did in the last cycle
   Judgement judged_;  // the last cycle's rules and reference (EvaluationOf)
   // Lifetime outcomes of removed endpoints, added when they are reclaimed: a report racing with
   // the removal still lands on the endpoint, and is counted here once no reader holds it.

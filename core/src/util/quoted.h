@@ -38,4 +38,25 @@ inline std::string Escaped(std::string_view s) {
 // Escaped(s) in double quotes.
 inline std::string Quoted(std::string_view s) { return '"' + Escaped(s) + '"'; }
 
+// `s` as a JSON string, for the few texts below the export layer that hold ids (event reasons):
+// the same escapes as Escaped() but \u00NN, which JSON reads, for other control characters.
+inline std::string JsonQuoted(std::string_view s) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string out = "\"";
+  for (char ch : s) {
+    const auto c = static_cast<unsigned char>(ch);
+    if (ch == '"' || ch == '\\') {
+      out += '\\';
+      out += ch;
+    } else if (c < 0x20) {
+      out += "\\u00";
+      out += kHex[c >> 4];
+      out += kHex[c & 15];
+    } else {
+      out += ch;
+    }
+  }
+  return out + '"';
+}
+
 }  // namespace weighted

@@ -20,6 +20,12 @@ public enum EventType {
   SOURCE_STALE(11),
   /** 2.1: and has answered again. Service and endpoint are "". */
   SOURCE_FRESH(12),
+  /**
+   * 2.2: the capacity guard held back some of a cycle's cuts or isolations, or stopped holding
+   * them (the number held changed). Endpoint is ""; the reason names the endpoints held and the
+   * headroom the guard saw.
+   */
+  GUARD(13),
   /** A type this binding does not know (a newer library). */
   UNKNOWN(-1);
 
