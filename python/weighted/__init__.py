@@ -16,7 +16,7 @@ See docs/python.md.
 """
 from __future__ import annotations
 
-__version__ = "2.1.0"
+__version__ = "2.2.0"
 
 
 def _check_version(built: int, loaded: int) -> None:

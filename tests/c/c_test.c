@@ -53,7 +53,7 @@ int main(void) {
   wt_endpoints_options options = WT_ENDPOINTS_OPTIONS_INIT;
 
   CHECK(wt_version_number() == WT_VERSION_NUMBER);
-  CHECK(strcmp(wt_version_string(), "2.1.0") == 0);
+  CHECK(strcmp(wt_version_string(), "2.2.0") == 0);
   CHECK(strcmp(wt_status_name(WT_ERR_CONFIG_PARSE), "WT_ERR_CONFIG_PARSE") == 0);
   CHECK(strcmp(wt_outcome_name(WT_OUTCOME_HTTP_5XX), "http_5xx") == 0);
   CHECK(wt_outcome_name(WT_OUTCOME_COUNT) == NULL);
@@ -124,6 +124,14 @@ int main(void) {
   CHECK(wt_engine_snapshot_json(e, &text, &len) == WT_OK && len == strlen(text));
   CHECK(strstr(text, "\"isolated\"") != NULL); /* "a" answered only 5xx */
   wt_free(text);
+  /* 2.2: one service's part, one endpoint's part. */
+  CHECK(wt_service_snapshot_json(s, NULL, &text, &len) == WT_OK && len == strlen(text));
+  CHECK(strstr(text, "\"id\":\"b\"") != NULL && strstr(text, "\"id\":\"c\"") != NULL);
+  wt_free(text);
+  CHECK(wt_service_snapshot_json(s, "c", &text, &len) == WT_OK);
+  CHECK(strstr(text, "\"id\":\"c\"") != NULL && strstr(text, "\"id\":\"b\"") == NULL);
+  wt_free(text);
+  CHECK(wt_service_snapshot_json(s, "nope", &text, &len) == WT_ERR_NOT_FOUND);
   CHECK(wt_engine_prometheus(e, &text, NULL) == WT_OK);
   CHECK(strstr(text, "weighted_endpoint_weight{service=\"orders\",endpoint=\"c\"}") != NULL);
   wt_free(text);
