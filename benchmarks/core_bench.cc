@@ -2,8 +2,10 @@
 // (libweighted.so). Measured: pick, report, pick+report at 3, 100, 1 000, 10 000
 // endpoints, 1 and 2 threads; one controller cycle at 10 000 endpoints; snapshot JSON and
 // Prometheus exposition; memory per endpoint. Baselines in the same binary and run: nginx's smooth
-// weighted round-robin behind a mutex and Envoy's EDF scheduler (baselines.h). At the end it
-// prints engine / baseline ratios and the performance targets (docs/performance.md) from this same run.
+// weighted round-robin behind a mutex and Envoy's EDF scheduler, and for the default
+// (load-aware) mode a P2C peak-EWMA (Finagle, Linkerd) and Envoy's least-request (baselines.h).
+// At the end it prints engine / baseline ratios, thread scaling and the performance targets
+// (docs/performance.md) from this same run. WT_BENCH_THREADS=1,2,4,8 sets the thread counts.
 //
 // Run: build/release/benchmarks/weighted_core_bench [--benchmark_repetitions=5 ...]
 // `make bench` runs it with repetitions and JSON output; benchmarks/report.py reads that.
