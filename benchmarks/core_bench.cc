@@ -2,8 +2,10 @@
 // (libweighted.so). Measured: pick, report, pick+report at 3, 100, 1 000, 10 000
 // endpoints, 1 and 2 threads; one controller cycle at 10 000 endpoints; snapshot JSON and
 // Prometheus exposition; memory per endpoint. Baselines in the same binary and run: nginx's smooth
-// weighted round-robin behind a mutex and Envoy's EDF scheduler (baselines.h). At the end it
-// prints engine / baseline ratios and the performance targets (docs/performance.md) from this same run.
+// weighted round-robin behind a mutex and Envoy's EDF scheduler, and for the default
+// (load-aware) mode a P2C peak-EWMA (Finagle, Linkerd) and Envoy's least-request (baselines.h).
+// At the end it prints engine / baseline ratios, thread scaling and the performance targets
+// (docs/performance.md) from this same run. WT_BENCH_THREADS=1,2,4,8 sets the thread counts.
 //
 // Run: build/release/benchmarks/weighted_core_bench [--benchmark_repetitions=5 ...]
 // `make bench` runs it with repetitions and JSON output; benchmarks/report.py reads that.
@@ -70,6 +72,9 @@ struct Cursor {
 
 constexpr const char* kWeightedConfig = R"({"seed": 1, "picker": {"mode": "weighted"}})";
 constexpr const char* kLoadAwareConfig = R"({"seed": 1, "picker": {"mode": "load_aware"}})";
+// 100 000 endpoints in one service, above the default limit of 65 536.
+constexpr const char* kLargeConfig =
+    R"({"seed": 1, "picker": {"mode": "weighted"}, "limits": {"max_endpoints_per_service": 200000}})";
 
 // One engine (manual clock: no controller thread competes with the measurement) with one
 // service of n endpoints.
@@ -218,6 +223,49 @@ void BM_PickReport_Engine(benchmark::State& state) { PickReportLoop(state, false
 // picker.mode load_aware: two candidates, in-flight counts (a shared write by design).
 void BM_PickReport_EngineLoadAware(benchmark::State& state) { PickReportLoop(state, true); }
 
+// The reference P2C peak-EWMA (baselines.h), shared by the threads, the engine's picker time
+// constant (10 s). Time advances 1 us per request, so exp() sees varied arguments.
+void BM_PickReport_P2cPeakEwma(benchmark::State& state) {
+  static std::mutex mu;
+  static std::map<int, std::unique_ptr<wtbench::P2cPeakEwma>> shared;
+  wtbench::P2cPeakEwma* b;
+  {
+    std::lock_guard lock(mu);
+    auto& p = shared[int(state.range(0))];
+    if (!p) p = std::make_unique<wtbench::P2cPeakEwma>(size_t(state.range(0)), 10e9);
+    b = p.get();
+  }
+  const auto& lat = Latencies();
+  wtbench::Rng rng(0x9e3779b97f4a7c15ull * uint64_t(state.thread_index() + 1));
+  uint64_t i = uint64_t(state.thread_index()) * 7919;
+  for (auto _ : state) {
+    const uint32_t h = b->Pick(rng);
+    b->Report(h, lat[i & (kLatencies - 1)], int64_t(i) * 1000);
+    ++i;
+  }
+  state.SetItemsProcessed(state.iterations());
+}
+
+// Envoy least-request: an EDF per worker thread over the hosts' shared active-request gauges.
+void BM_PickReport_EnvoyLeastRequest(benchmark::State& state) {
+  const int n = int(state.range(0));
+  static std::mutex mu;
+  static std::map<int, std::unique_ptr<wtbench::EnvoyLeastRequest::HostStats[]>> stats;
+  wtbench::EnvoyLeastRequest::HostStats* st;
+  {
+    std::lock_guard lock(mu);
+    auto& p = stats[n];
+    if (!p) p.reset(new wtbench::EnvoyLeastRequest::HostStats[n]);
+    st = p.get();
+  }
+  wtbench::EnvoyLeastRequest lr(Weights(n), st);
+  uint64_t i = 0;
+  for (auto _ : state) {
+    lr.Report(lr.Pick(), OutcomeOf(i++) != WT_OUTCOME_SUCCESS);
+  }
+  state.SetItemsProcessed(state.iterations());
+}
+
 void BM_PickReport_Swrr(benchmark::State& state) {
   wtbench::SmoothWrr& s = SharedSwrr(int(state.range(0)));
   uint64_t i = uint64_t(state.thread_index()) * 7919;
@@ -293,7 +341,7 @@ Fleet& PopulatedFleet(int n) {
   std::lock_guard lock(mu);
   auto& f = fleets[n];
   if (!f) {
-    f = std::make_unique<Fleet>(n);
+    f = std::make_unique<Fleet>(n, n > 65536 ? kLargeConfig : kWeightedConfig);
     uint64_t seq = 0;
     for (int c = 0; c < 2; ++c) {
       f->Traffic(20, &seq);
@@ -324,6 +372,19 @@ void BM_SnapshotJson(benchmark::State& state) {
 }
 
 void BM_Prometheus(benchmark::State& state) { ExportLoop(state, wt_engine_prometheus, "prometheus"); }
+
+// One endpoint's part of the snapshot (wt_service_snapshot_json), in a fleet of range(0).
+void BM_SnapshotJsonEndpoint(benchmark::State& state) {
+  Fleet& f = PopulatedFleet(int(state.range(0)));
+  const std::string id = "10.0.0.7:8080";
+  size_t bytes = 0;
+  for (auto _ : state) {
+    char* out = nullptr;
+    Check(wt_service_snapshot_json(f.service, id.c_str(), &out, &bytes), "service snapshot");
+    wt_free(out);
+  }
+  state.counters["bytes"] = double(bytes);
+}
 
 // ---- memory per endpoint ----
 
@@ -368,9 +429,27 @@ void BM_Memory(benchmark::State& state) {
 
 const std::vector<int64_t> kSizes = {3, 100, 1000, 10000};
 
+// Thread counts of the hot-path benchmarks: 1 and 2 on this 2-core machine; WT_BENCH_THREADS
+// (say "1,2,4,8,16") measures the scaling on a larger one (docs/performance.md, "Thread scaling").
+std::vector<int> ThreadCounts() {
+  std::vector<int> out;
+  if (const char* env = std::getenv("WT_BENCH_THREADS")) {
+    for (const char* p = env; *p;) {
+      char* end;
+      const long t = std::strtol(p, &end, 10);
+      if (end == p) break;
+      if (t > 0) out.push_back(int(t));
+      p = *end ? end + 1 : end;
+    }
+  }
+  if (out.empty()) out = {1, 2};
+  return out;
+}
+
 void Sizes(benchmark::internal::Benchmark* b) {
   for (int64_t n : kSizes) b->Arg(n);
-  b->ArgName("endpoints")->UseRealTime()->Threads(1)->Threads(2);
+  b->ArgName("endpoints")->UseRealTime();
+  for (int t : ThreadCounts()) b->Threads(t);
 }
 
 }  // namespace
@@ -382,13 +461,16 @@ BENCHMARK(BM_Report_Engine)->Apply(Sizes);
 BENCHMARK(BM_Report_Swrr)->Apply(Sizes);
 BENCHMARK(BM_PickReport_Engine)->Apply(Sizes);
 BENCHMARK(BM_PickReport_EngineLoadAware)->Apply(Sizes);
+BENCHMARK(BM_PickReport_P2cPeakEwma)->Apply(Sizes);
+BENCHMARK(BM_PickReport_EnvoyLeastRequest)->Apply(Sizes);
 BENCHMARK(BM_PickReport_Swrr)->Apply(Sizes);
 BENCHMARK(BM_PickReport_Edf)->Apply(Sizes);
 BENCHMARK(BM_Cycle_Engine)
     ->Args({10000, 0})->Args({10000, 20})->Args({10000, 200})
     ->ArgNames({"endpoints", "reports"})->UseManualTime()->Unit(benchmark::kMillisecond)
     ->Iterations(10);  // fixed: the untimed traffic between cycles costs far more than the cycle
-BENCHMARK(BM_SnapshotJson)->Arg(100)->Arg(10000)->ArgName("endpoints")->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_SnapshotJson)->Arg(100)->Arg(10000)->Arg(100000)->ArgName("endpoints")->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_SnapshotJsonEndpoint)->Arg(100000)->ArgName("endpoints")->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_Prometheus)->Arg(100)->Arg(10000)->ArgName("endpoints")->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_Memory)
     ->Args({1000, 20})->Args({10000, 20})->Args({10000, 200})
@@ -470,6 +552,34 @@ void PrintSummary(const Collector& c) {
   }
   std::printf("(2-thread ns are wall time / all picks of both threads: the inverse of throughput)\n");
 
+  std::printf("\n== default (load-aware) pick + report against the load-aware references, same run ==\n");
+  std::printf("%-9s %7s %12s %12s %12s %9s %9s\n", "endpoints", "threads", "engine ns", "p2c-ewma ns",
+              "envoy-lr ns", "/p2c", "/envoy-lr");
+  for (int threads : ThreadCounts()) {
+    for (int64_t n : kSizes) {
+      const auto* e = c.Get(Name("BM_PickReport_EngineLoadAware", n, threads));
+      const auto* p = c.Get(Name("BM_PickReport_P2cPeakEwma", n, threads));
+      const auto* l = c.Get(Name("BM_PickReport_EnvoyLeastRequest", n, threads));
+      if (!e) continue;
+      std::printf("%9lld %7d %12.1f %12.1f %12.1f %9.3f %9.3f\n", (long long)n, threads, e->ns,
+                  p ? p->ns : NAN, l ? l->ns : NAN, p ? e->ns / p->ns : NAN, l ? e->ns / l->ns : NAN);
+    }
+  }
+  std::printf("\n== thread scaling: items/s with T threads / items/s with 1 (same run) ==\n");
+  for (const char* bm : {"BM_PickReport_EngineLoadAware", "BM_PickReport_Engine",
+                         "BM_PickReport_P2cPeakEwma", "BM_PickReport_EnvoyLeastRequest",
+                         "BM_PickReport_Edf"}) {
+    for (int64_t n : kSizes) {
+      const auto* one = c.Get(Name(bm, n, 1));
+      if (!one || one->rate <= 0) continue;
+      std::printf("  %-34s %6lld endpoints:", bm, (long long)n);
+      for (int threads : ThreadCounts()) {
+        if (const auto* t = c.Get(Name(bm, n, threads))) std::printf("  %dT %.2fx", threads, t->rate / one->rate);
+      }
+      std::printf("\n");
+    }
+  }
+
   std::printf("\n== performance targets (this run) ==\n");
   if (auto* p = c.Get(Name("BM_Pick_Engine", 1000, 1))) Verdict("pick, 1000 endpoints", p->ns, 25, true, "ns");
   if (auto* p = c.Get(Name("BM_Pick_Engine", 10000, 1))) Verdict("pick, 10000 endpoints", p->ns, 40, true, "ns");
@@ -482,8 +592,29 @@ void PrintSummary(const Collector& c) {
               two->rate / one->rate, 1.7, false, "x");
     }
   }
+  for (int64_t n : kSizes) {
+    if (auto* p = c.Get(Name("BM_PickReport_EngineLoadAware", n, 1))) {
+      Verdict(("load-aware pick+report, " + std::to_string(n) + " endpoints").c_str(), p->ns,
+              n >= 10000 ? 80 : 40, true, "ns");
+      if (auto* ref = c.Get(Name("BM_PickReport_P2cPeakEwma", n, 1))) {
+        Verdict(("load-aware / P2C peak-EWMA, " + std::to_string(n) + " endpoints").c_str(),
+                p->ns / ref->ns, 1.5, true, "x");
+      }
+    }
+  }
+  {
+    auto* one = c.Get(Name("BM_PickReport_EngineLoadAware", 3, 1));
+    auto* two = c.Get(Name("BM_PickReport_EngineLoadAware", 3, 2));
+    if (one && two && one->rate > 0) {
+      Verdict("2-thread load-aware pick+report rate / 1-thread, 3 endpoints", two->rate / one->rate,
+              1.7, false, "x");
+    }
+  }
   if (auto* p = c.Get("BM_Cycle_Engine/endpoints:10000/reports:20/iterations:10/manual_time")) {
     Verdict("controller cycle, 10000 endpoints", p->ns, 2, true, "ms");  // unit: ms
+  }
+  if (auto* p = c.Get("BM_SnapshotJson/endpoints:100000")) {
+    Verdict("snapshot JSON, 100000 endpoints", p->ns / 1e3, 100, true, "ms");  // unit: us
   }
   if (auto* p = c.Get("BM_Memory/endpoints:10000/reports:20/iterations:1")) {
     Verdict("state per endpoint (10000, steady)", p->counters.at("bytes_per_endpoint"), 2048, true, "B");

@@ -151,6 +151,50 @@ def verdict(value, bar, at_most=True):
     return "**missed**", f"{abs(margin):.0f}% {'over' if at_most else 'under'} the bar"
 
 
+def load_aware_tables(core, w):
+    """The default (load-aware) pick + report beside the load-aware references of the same run,
+    and each one's thread scaling (items/s with T threads over items/s with 1)."""
+    def get(bm, n, t, field="real"):
+        r = core.get(name(bm, n, t))
+        return r.get(field) if r else None
+    threads = sorted({int(k.rsplit("threads:", 1)[1]) for k in core if "/threads:" in k})
+    refs = (("BM_PickReport_P2cPeakEwma", "P2C peak-EWMA"), ("BM_PickReport_EnvoyLeastRequest", "Envoy least-request"))
+    if get("BM_PickReport_EngineLoadAware", 3, 1) is None:
+        return
+    w("### Default (load-aware) pick + report against the load-aware references")
+    w("")
+    w("Wall-clock median (CPU median in parentheses); ratios divide CPU medians.")
+    w("")
+    w("| endpoints | threads | engine | " + " | ".join(r[1] for r in refs) + " | " +
+      " | ".join(f"engine/{r[1]}" for r in refs) + " |")
+    w("|---|---|---|" + "---|" * (2 * len(refs)))
+    for t in threads:
+        for n in SIZES:
+            ev, ec = get("BM_PickReport_EngineLoadAware", n, t), get("BM_PickReport_EngineLoadAware", n, t, "cpu")
+            if ev is None:
+                continue
+            cells = [f"{fmt_ns(get(b, n, t))} ({fmt_ns(get(b, n, t, 'cpu'))})" if get(b, n, t) else "-" for b, _ in refs]
+            ratios = [ratio(ec, get(b, n, t, "cpu")) for b, _ in refs]
+            w(f"| {n} | {t} | {fmt_ns(ev)} ({fmt_ns(ec)}) | " + " | ".join(cells) + " | " + " | ".join(ratios) + " |")
+    w("")
+    w("Thread scaling, items/s with T threads / items/s with 1 (wall):")
+    w("")
+    w("| benchmark | endpoints | " + " | ".join(f"{t} threads" for t in threads) + " |")
+    w("|---|---|" + "---|" * len(threads))
+    for bm in ("BM_PickReport_EngineLoadAware", "BM_PickReport_Engine", "BM_PickReport_P2cPeakEwma",
+               "BM_PickReport_EnvoyLeastRequest", "BM_PickReport_Edf"):
+        for n in SIZES:
+            one = core.get(name(bm, n, 1))
+            if not one or not one.get("items_per_second"):
+                continue
+            cells = []
+            for t in threads:
+                r = core.get(name(bm, n, t))
+                cells.append(f"{r['items_per_second'] / one['items_per_second']:.2f}x" if r else "-")
+            w(f"| `{bm}` | {n} | " + " | ".join(cells) + " |")
+    w("")
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--core")
@@ -158,6 +202,10 @@ def main():
     ap.add_argument("--python")
     ap.add_argument("--log")
     ap.add_argument("--notes", default=os.path.join(os.path.dirname(__file__), "performance_notes.md"))
+    # Measured by hand with their own commands (the load report, the state file, the default
+    # mode's hot path): kept in this file and placed after the core tables, so a run of
+    # `make bench` rewrites the tables without dropping them.
+    ap.add_argument("--sections", default=os.path.join(os.path.dirname(__file__), "performance_sections.md"))
     ap.add_argument("--command", default="make bench")
     ap.add_argument("--out", required=True)
     a = ap.parse_args()
@@ -226,6 +274,24 @@ def main():
             cpu = 2 * one["cpu"] / two["cpu"] if two["cpu"] else None
             row(f"2-thread / 1-thread pick rate, {n} endpoints", ">= 1.7x", wall, cpu, 1.7,
                 at_most=False, unit=lambda x: "-" if x is None else f"{x:.2f}x")
+    for n in SIZES:
+        la, la_cpu = get("BM_PickReport_EngineLoadAware", n, 1), get("BM_PickReport_EngineLoadAware", n, 1, "cpu")
+        bar = 80 if n >= 10000 else 40
+        row(f"default (load-aware) pick + report, {n} endpoints", f"<= {bar} ns", la, la_cpu, bar)
+        ref, ref_cpu = get("BM_PickReport_P2cPeakEwma", n, 1), get("BM_PickReport_P2cPeakEwma", n, 1, "cpu")
+        row(f"load-aware pick + report / P2C peak-EWMA, {n} endpoints", "<= 1.5x",
+            la / ref if la and ref else None, la_cpu / ref_cpu if la_cpu and ref_cpu else None, 1.5,
+            unit=lambda x: "-" if x is None else f"{x:.2f}x")
+    one = core.get(name("BM_PickReport_EngineLoadAware", 3, 1))
+    two = core.get(name("BM_PickReport_EngineLoadAware", 3, 2))
+    if one and two:
+        row("2-thread / 1-thread load-aware pick + report rate, 3 endpoints", ">= 1.7x",
+            two["items_per_second"] / one["items_per_second"],
+            2 * one["cpu"] / two["cpu"] if two["cpu"] else None, 1.7, at_most=False,
+            unit=lambda x: "-" if x is None else f"{x:.2f}x")
+    snap = core.get("BM_SnapshotJson/endpoints:100000")
+    if snap:
+        row("snapshot JSON, 100 000 endpoints", "<= 100 ms", snap["real"], snap["cpu"], 100e6)
     cyc = core.get("BM_Cycle_Engine/endpoints:10000/reports:20/iterations:10/manual_time")
     idle = core.get("BM_Cycle_Engine/endpoints:10000/reports:0/iterations:10/manual_time")
     for label, r in (("controller cycle, 10 000 endpoints, 20 reports each", cyc),
@@ -316,6 +382,12 @@ def main():
         w("")
     else:
         w("## Core\n\nNot measured in this run.\n")
+
+    if core:
+        load_aware_tables(core, w)
+    if a.sections and os.path.exists(a.sections):
+        w(open(a.sections).read().rstrip())
+        w("")
 
     # ---- Java ----
     w("## Java (JMH)")

@@ -424,6 +424,16 @@ class Service(_weighted.Service):
         object (the very str given here) is its ``endpoint``: the engine holds it for the picks."""
         self._set_endpoints(_endpoint_specs(endpoints))
 
+    def snapshot(self) -> Dict[str, Any]:
+        """This service's entry of :meth:`Engine.snapshot` (the same dict), made and parsed
+        for this service alone: its cost follows the service's size, not the engine's."""
+        return json.loads(self._snapshot_json())["services"][0]
+
+    def endpoint_snapshot(self, endpoint_id: str) -> Dict[str, Any]:
+        """One endpoint's entry of the snapshot (the same dict as in :meth:`snapshot`), made
+        and parsed for that endpoint alone; :class:`weighted.NotFoundError` if the set lacks it."""
+        return json.loads(self._snapshot_json(endpoint_id))["services"][0]["endpoints"][0]
+
     def report_http(self, endpoint: Union[str, int], latency_ms: float, http_status: int) -> None:
         """:meth:`report` with the outcome taken from an HTTP status."""
         outcome = _weighted.outcome_from_http_status(_http_status(http_status, "report_http: http_status"))

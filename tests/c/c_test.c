@@ -124,6 +124,14 @@ int main(void) {
   CHECK(wt_engine_snapshot_json(e, &text, &len) == WT_OK && len == strlen(text));
   CHECK(strstr(text, "\"isolated\"") != NULL); /* "a" answered only 5xx */
   wt_free(text);
+  /* 2.2: one service's part, one endpoint's part. */
+  CHECK(wt_service_snapshot_json(s, NULL, &text, &len) == WT_OK && len == strlen(text));
+  CHECK(strstr(text, "\"id\":\"b\"") != NULL && strstr(text, "\"id\":\"c\"") != NULL);
+  wt_free(text);
+  CHECK(wt_service_snapshot_json(s, "c", &text, &len) == WT_OK);
+  CHECK(strstr(text, "\"id\":\"c\"") != NULL && strstr(text, "\"id\":\"b\"") == NULL);
+  wt_free(text);
+  CHECK(wt_service_snapshot_json(s, "nope", &text, &len) == WT_ERR_NOT_FOUND);
   CHECK(wt_engine_prometheus(e, &text, NULL) == WT_OK);
   CHECK(strstr(text, "weighted_endpoint_weight{service=\"orders\",endpoint=\"c\"}") != NULL);
   wt_free(text);

@@ -340,3 +340,20 @@ def test_readme_example_runs(monkeypatch, capsys):
     namespace["engine"].close()
     assert len(sent) == 1 and float(capsys.readouterr().out) == 100.0
     assert len([line for line in README_EXAMPLE.strip().splitlines()]) <= 11
+
+
+def test_a_service_or_an_endpoint_snapshot_is_its_entry_of_the_whole(engine, svc):
+    other = engine.service("other")
+    other.set_endpoints({"x": 1})
+    for _ in range(30):
+        with svc.call() as call:
+            call.set_http_status(503 if call.endpoint == "b" else 200)
+    engine.run_cycle()
+    whole = engine.snapshot()
+    entry = next(s for s in whole["services"] if s["name"] == svc.name)
+    assert svc.snapshot() == entry
+    for i, ep in enumerate(entry["endpoints"]):
+        assert svc.endpoint_snapshot(ep["id"]) == ep
+        assert ep["index"] == i
+    with pytest.raises(weighted.NotFoundError, match='no endpoint "zz" in service'):
+        svc.endpoint_snapshot("zz")

@@ -198,6 +198,22 @@ class Service {
     return py::str(buf, len);
   }
 
+  // The snapshot JSON of this service, or of one endpoint of it (None: every endpoint).
+  py::str SnapshotJson(py::handle endpoint) {
+    wt_service* s = Handle();
+    std::string id;
+    if (!endpoint.is_none()) {
+      const Text t = TextArg(endpoint, "snapshot", "endpoint");
+      id.assign(t.data, t.size);
+    }
+    char* text = nullptr;
+    size_t len = 0;
+    const char* want = endpoint.is_none() ? nullptr : CString(id, "endpoint id");
+    CallWithoutGil(*st_, [&] { return wt_service_snapshot_json(s, want, &text, &len); });
+    std::unique_ptr<char, void (*)(void*)> owned(text, &wt_free);
+    return py::str(text, len);
+  }
+
   py::object DoPick() {
     wt_service* s = Handle();
     wt_pick raw = WT_PICK_INIT;
@@ -498,6 +514,7 @@ void RegisterService(py::module_& m) {
       .def("key", &Service::EndpointKey, py::arg("endpoint_id"),
            "The endpoint's key (an int), usable wherever an endpoint id is.")
       .def("endpoint_id", &Service::EndpointId, py::arg("key"))
+      .def("_snapshot_json", &Service::SnapshotJson, py::arg("endpoint") = py::none())
       .def("report_resources", &Service::ReportResources, py::arg("endpoint"), py::kw_only(),
            py::arg("cpu") = py::none(), py::arg("memory") = py::none(),
            py::arg("thread_pool") = py::none(), py::arg("connection_pool") = py::none(),

@@ -74,8 +74,9 @@ extern "C" {
  * pointers from endpoint sets, and added service removal and the callback release hook.
  * 2.1 added the state file (export.state_file) and the monitor that reads it (wt_monitor_*),
  * WT_ERR_FORMAT, servers' load reports (wt_load_report and the calls that take a header), the
- * status WT_ERR_BAD_LOAD_REPORT and the metric-source events. 2.2 added the capacity guard's
- * event (WT_EVENT_GUARD). */
+ * status WT_ERR_BAD_LOAD_REPORT and the metric-source events.
+ * 2.2 added wt_service_snapshot_json (one service's or one endpoint's part of the snapshot) and
+ * the capacity guard's event (WT_EVENT_GUARD). */
 #define WT_VERSION_NUMBER (WT_VERSION_MAJOR * 10000 + WT_VERSION_MINOR * 100 + WT_VERSION_PATCH)
 
 /* The version of the library actually loaded, as WT_VERSION_NUMBER computes it. */
@@ -499,6 +500,13 @@ WT_API wt_status wt_engine_poll_event(wt_engine* engine, wt_event* out, int* out
 WT_API wt_status wt_engine_snapshot_json(wt_engine* engine, char** out_json, size_t* out_len);
 /* The same in Prometheus text exposition format 0.0.4. */
 WT_API wt_status wt_engine_prometheus(wt_engine* engine, char** out_text, size_t* out_len);
+/* 2.2: the snapshot of one service, or of one of its endpoints: the document
+ * wt_engine_snapshot_json writes (same keys, same head and sources), with "services" holding only
+ * this service and, when endpoint_id is not NULL, its "endpoints" only that endpoint (with its
+ * index in the set). Costs what the part costs, not what the engine holds. endpoint_id not in
+ * the set: WT_ERR_NOT_FOUND. Free *out_json with wt_free(); *out_len may be NULL. */
+WT_API wt_status wt_service_snapshot_json(wt_service* service, const char* endpoint_id,
+                                          char** out_json, size_t* out_len);
 
 /* ---------------------------------------------------------------------------------------------
  * Monitor (2.1): read another process's engine through its state file

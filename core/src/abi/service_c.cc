@@ -5,6 +5,8 @@
 #include <vector>
 
 #include "abi/c_api.h"
+#include "export/snapshot_json.h"
+#include "util/quoted.h"
 
 using namespace weighted;
 
@@ -219,6 +221,25 @@ WT_API wt_status wt_service_endpoint_id(wt_service* service, uint64_t key, char*
     }
     std::memcpy(buf, id.data(), id.size() + 1);
     return Status::Ok();
+  });
+}
+
+WT_API wt_status wt_service_snapshot_json(wt_service* service, const char* endpoint_id,
+                                          char** out_json, size_t* out_len) {
+  constexpr const char* where = "wt_service_snapshot_json";
+  return ServiceCall(where, service, [&](Service* svc) -> Status {
+    if (!out_json) return NullArg(where, "out_json");
+    // An empty id is no endpoint's (ids are 1..256 bytes), not "every endpoint".
+    const bool one = endpoint_id != nullptr;
+    const SnapshotScope scope{svc, one ? std::string_view(endpoint_id) : std::string_view()};
+    size_t recorded = 0;
+    std::string json;
+    if (!one || !scope.endpoint_id.empty()) json = SnapshotJson(svc->owner(), scope, &recorded);
+    if (one && recorded == 0) {
+      return NotFound(fmt::format("{}: no endpoint {} in service {}", where,
+                                  Quoted(scope.endpoint_id), Quoted(svc->name())));
+    }
+    return ReturnString(json, out_json, out_len);
   });
 }
 

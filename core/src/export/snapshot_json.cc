@@ -2,14 +2,14 @@
 
 #include <stdexcept>
 
-#include "export/snapshot_record.h"
 
 namespace weighted {
 
-std::string SnapshotJson(Engine& engine) {
+std::string SnapshotJson(Engine& engine, const SnapshotScope& scope, size_t* recorded) {
   std::string record, json;
   ByteSink sink(&record);
-  EncodeSnapshot(engine, sink, nullptr, nullptr);
+  const size_t n = EncodeSnapshot(engine, sink, nullptr, nullptr, scope);
+  if (recorded) *recorded = n;
   // The engine's own record renders unless the library is broken: say so rather than hand out
   // half a document.
   const std::string why = RenderSnapshot(record, &json);

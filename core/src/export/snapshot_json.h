@@ -5,12 +5,16 @@
 
 #include <string>
 
+#include "export/snapshot_record.h"
 #include "runtime/engine.h"
 
 namespace weighted {
 
 // Rendered from the engine's snapshot record (snapshot_record.h) by the code that renders a
 // state file's record in a monitor, so the two texts are the same.
-std::string SnapshotJson(Engine& engine);
+// `scope` selects one service or one endpoint (wt_service_snapshot_json); `*recorded` (may be
+// null) gets the number of endpoints the text holds.
+std::string SnapshotJson(Engine& engine, const SnapshotScope& scope = {},
+                         size_t* recorded = nullptr);
 
 }  // namespace weighted

@@ -303,8 +303,8 @@ void ByteSink::Grow(size_t need) {
   cap_ = grow_->size();
 }
 
-void EncodeSnapshot(Engine& engine, ByteSink& out, const HistoryPointHeader* header,
-                    std::string* point) {
+size_t EncodeSnapshot(Engine& engine, ByteSink& out, const HistoryPointHeader* header,
+                      std::string* point, const SnapshotScope& scope) {
   engine.CollectRetired();  // settles the totals of removed endpoints that no reader holds
   auto cfg = engine.config();
   const std::vector<SourceView> sources = engine.Sources();
@@ -330,15 +330,24 @@ void EncodeSnapshot(Engine& engine, ByteSink& out, const HistoryPointHeader* hea
   HistoryPointWriter hp(pw);
   const bool with_point = point && header;
   if (with_point) hp.Begin(*header);
+  size_t recorded = 0;
   engine.ForEachService([&](Service& svc) {
+    if (scope.service && &svc != scope.service) return;
     svc.Inspect([&](Service& s) {
+      // One endpoint: found by id under the service's mutex, so it is the one encoded.
+      const std::vector<Endpoint*>& all = s.endpoints();
+      uint32_t first = 0, end = static_cast<uint32_t>(all.size());
+      if (!scope.endpoint_id.empty()) {
+        while (first < end && all[first]->id != scope.endpoint_id) ++first;
+        end = first < end ? first + 1 : first;
+      }
       ServiceRecord r{};
       r.epoch = s.epoch();
       r.panic = s.panic();
       r.stale_reports = s.stale_reports();
       r.bad_load_reports = s.bad_load_reports();
       for (int o = 0; o < kOutcomes; ++o) r.removed_totals[o] = s.removed_total(o);
-      r.endpoints = s.endpoints().size();
+      r.endpoints = end - first;
       r.guard_headroom_rps = s.guard().headroom_rps;
       r.guard_moved_rps = s.guard().moved_rps;
       r.guard_held = s.guard().held;
@@ -347,8 +356,9 @@ void EncodeSnapshot(Engine& engine, ByteSink& out, const HistoryPointHeader* hea
       out.Pod(r);
       out.String(s.name());
       if (with_point) hp.BeginService(s.name(), s.panic());
-      for (uint32_t i = 0; i < s.endpoints().size(); ++i) {
-        const Endpoint& ep = *s.endpoints()[i];
+      recorded += end - first;
+      for (uint32_t i = first; i < end; ++i) {
+        const Endpoint& ep = *all[i];
         EncodeEndpoint(ep, s.EvaluationOf(ep), i, out);
         // The point's columns are the snapshot's "effective_weight", "share.last_cycle" and
         // "penalty" of the same endpoint; the engine has no expected share (null).
@@ -364,6 +374,7 @@ void EncodeSnapshot(Engine& engine, ByteSink& out, const HistoryPointHeader* hea
   out.Finish();
   if (with_point) hp.End();
   if (point) *point = pw.Take();
+  return recorded;
 }
 
 std::string RenderSnapshot(std::string_view record, std::string* json) {

@@ -29,6 +29,7 @@
 namespace weighted {
 
 class Engine;
+class Service;
 
 struct SnapshotHead {
   uint64_t version;  // WT_VERSION_NUMBER of the writer
@@ -128,11 +129,19 @@ class ByteSink {
   size_t n_ = 0;
 };
 
-// The engine's state as a record into `sink` and, when `point` is given with `header`, the
-// history point `header` describes into *point (its capacity reused), in one inspection of each
-// service, so the two agree.
-void EncodeSnapshot(Engine& engine, ByteSink& sink, const HistoryPointHeader* header,
-                    std::string* point);
+// Which part of the engine a record holds: every service, or one, and of it every endpoint or
+// the one with this id. A part has the whole snapshot's shape (head, sources, the services
+// array), and each service and endpoint in it is rendered as in the whole snapshot.
+struct SnapshotScope {
+  const Service* service = nullptr;  // null: every service
+  std::string_view endpoint_id;      // empty: every endpoint of the service(s)
+};
+
+// The engine's state (the part `scope` names) as a record into `sink` and, when `point` is given
+// with `header`, the history point `header` describes into *point (its capacity reused), in one
+// inspection of each service, so the two agree. Returns the number of endpoints recorded.
+size_t EncodeSnapshot(Engine& engine, ByteSink& sink, const HistoryPointHeader* header,
+                      std::string* point, const SnapshotScope& scope = {});
 
 // The snapshot JSON of a record into *json (its capacity reused). On a damaged record returns
 // what is wrong and where (e.g. "endpoint 3 of service \"orders\": state 9 is not a state"),

@@ -1,7 +1,5 @@
 #include "pick/load_estimate.h"
 
-#include <cmath>
-
 #include "weighted/weighted.h"
 
 namespace weighted {
@@ -13,7 +11,7 @@ void LoadEstimate::Record(double latency_ms, bool failed, int64_t now, double de
   auto decay_since = [&](std::atomic<int64_t>& at) {
     const double dt = double(now - at.load(std::memory_order_relaxed));
     at.store(now, std::memory_order_relaxed);
-    return std::exp(-std::max(dt, 0.0) / decay_ns);
+    return DecayFactor(std::max(dt, 0.0) / decay_ns);
   };
   const double prev = ewma_ms.load(std::memory_order_relaxed);
   // Peak EWMA (Finagle): a slower sample is taken at once, faster ones decay in with tau. A
@@ -37,9 +35,21 @@ void LoadEstimate::Record(double latency_ms, bool failed, int64_t now, double de
   outcomes_decayed.store(all, std::memory_order_relaxed);
 }
 
+LoadEstimate::Stripe* LoadEstimate::AddStripes() {
+  auto* fresh = new Stripe[kInflightStripes - 1];
+  Stripe* expected = nullptr;
+  if (more_.compare_exchange_strong(expected, fresh, std::memory_order_acq_rel,
+                                    std::memory_order_acquire)) {
+    return fresh;
+  }
+  delete[] fresh;  // another thread published them first
+  return expected;
+}
+
 void LoadEstimate::NewCycle(uint32_t cycle, const CycleSample& sample, uint64_t clean_results,
                             double fleet_steady) {
-  inflight[cycle & 1].store(0, std::memory_order_relaxed);
+  // The counts of cycle - 2 expire by their stamps: no stripe is written here.
+  cycle_.store(cycle, std::memory_order_relaxed);
   // The fast estimate halves each cycle: an endpoint that lost every pick since it failed gets
   // tried again, and one still failing raises it within a few requests. After a clean cycle
   // with enough evidence (at least `clean_results` results, none failed: what lets an isolated

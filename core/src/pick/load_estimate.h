@@ -7,22 +7,62 @@
 #include <algorithm>
 #include <array>
 #include <atomic>
+#include <bit>
 #include <cstdint>
 
 #include "stats/cycle_sample.h"
 
 namespace weighted {
 
+// In-flight counts are striped: each thread that picks or finishes writes its own stripe, and
+// readers (a pick's candidates, the controller, exports) add the stripes up. One shared counter
+// per endpoint made every thread take the same cache line twice per request (two locked
+// read-modify-writes), which capped two threads on three endpoints at ~1.2x one thread.
+inline constexpr uint32_t kInflightStripes = 4;
+
+// Which stripe a thread writes. The first kInflightStripes - 1 threads of an engine each own one
+// and update it with a plain load and store (no locked instruction: no other thread writes it);
+// every later thread shares the last stripe and updates it with compare-and-swap.
+struct InflightStripe {
+  uint32_t index = kInflightStripes - 1;
+  bool exclusive = false;
+};
+
+// exp(-x) for x >= 0 without a libm call: a report ages two estimates, and the hot path makes no
+// transcendental call. x = k ln2 + r with |r| <= ln2 / 2, e^-r by its
+// Taylor series to the 8th power (truncation error < 3e-10 relative), 2^-k put into the exponent
+// bits. Tested against std::exp in tests/cpp/load_estimate_test.cc.
+inline double DecayFactor(double x) {
+  if (!(x < 700.0)) return x >= 700.0 ? 0.0 : 1.0;  // e^-700 is below any decayed weight; NaN: 1
+  if (x <= 0) return 1.0;
+  const double y = x * 1.4426950408889634;  // x / ln2
+  const int64_t k = static_cast<int64_t>(y + 0.5);
+  const double r = (y - double(k)) * 0.6931471805599453;  // |r| <= ln2 / 2
+  double p = 1.0 / 40320;
+  p = p * r - 1.0 / 5040;
+  p = p * r + 1.0 / 720;
+  p = p * r - 1.0 / 120;
+  p = p * r + 1.0 / 24;
+  p = p * r - 1.0 / 6;
+  p = p * r + 0.5;
+  p = p * r - 1.0;
+  p = p * r + 1.0;  // e^-r
+  return p * std::bit_cast<double>(uint64_t(1023 - k) << 52);  // k <= 1010: a normal power of 2
+}
+
 struct LoadEstimate {
-  // Tracked picks not yet finished, by the parity of the controller cycle that counted them.
-  // NewCycle zeroes a parity's count as the cycle after next begins, so a lost pick expires
-  // instead of weighing on its endpoint for ever (or until a binding's finalizer runs).
-  // Finishing a pick that old changes nothing (Release).
-  std::array<std::atomic<int32_t>, 2> inflight{};
+  LoadEstimate() = default;
+  ~LoadEstimate() { delete[] more_.load(std::memory_order_relaxed); }
+  LoadEstimate(const LoadEstimate&) = delete;
+  LoadEstimate& operator=(const LoadEstimate&) = delete;
+
+  // Field order: what a pick reads of a candidate (the estimates, the stripes' mask and the
+  // first stripe) comes first and fits one cache line with the endpoint's key (runtime/
+  // endpoint.h); the time stamps only a report reads come after.
+
   // Peak EWMA of latency. Updated racily on report: a lost update under contention shifts one
   // sample's influence, never corrupts the value.
   std::atomic<double> ewma_ms{0};
-  std::atomic<int64_t> ewma_at_ns{0};
   // Recent failure share, an EWMA over outcomes (alpha 1/16), so a failing endpoint's cost rises
   // within a few requests rather than at the next controller cycle.
   std::atomic<double> failure_ewma{0};
@@ -33,25 +73,42 @@ struct LoadEstimate {
   // failure_ewma) after a cycle whose results were all successes (NewCycle).
   std::atomic<double> fail_decayed{0};
   std::atomic<double> outcomes_decayed{0};
+
+ private:
+  // A stripe's count for one parity of the cycle, with the cycle that counted it: (cycle << 32)
+  // | uint32 count. Expiry is by that stamp, read by the readers, so the controller never writes
+  // a stripe (its store would race with an owner's plain read-modify-write and be lost): a count
+  // stamped before the previous cycle is worth nothing, and the next Take of that parity
+  // restarts it.
+  using Cell = std::atomic<uint64_t>;
+  struct alignas(64) Stripe {  // a line of its own: each is written by other threads
+    std::array<Cell, 2> cells{};
+  };
+  // The controller's current cycle (NewCycle, Begin), for judging the stamps.
+  std::atomic<uint32_t> cycle_{0};
+  // Stripes written so far, one bit each: a reader adds up only those (a single-threaded
+  // caller's endpoint keeps the one stripe in this line).
+  std::atomic<uint32_t> used_{1};
+  std::array<Cell, 2> first_{};  // stripe 0
+
+ public:
+  std::atomic<int64_t> ewma_at_ns{0};
   std::atomic<int64_t> fail_at_ns{0};
 
+  // A new endpoint joins a service in controller cycle `cycle`.
+  void Begin(uint32_t cycle) { cycle_.store(cycle, std::memory_order_relaxed); }
   // Picks in flight; a finish racing with the expiry can leave a count at -1 for a cycle.
-  int32_t InFlight() const {
-    return std::max(0, inflight[0].load(std::memory_order_relaxed) +
-                           inflight[1].load(std::memory_order_relaxed));
-  }
-  // A tracked pick counted in controller cycle `cycle`.
-  void Take(uint32_t cycle) { inflight[cycle & 1].fetch_add(1, std::memory_order_relaxed); }
+  int32_t InFlight() const;
+  // A tracked pick counted in controller cycle `cycle`, by a thread writing `stripe`.
+  void Take(uint32_t cycle, InflightStripe stripe) { Add(stripe, cycle, 1); }
   // Finishes a pick counted in cycle `counted`, now that the service is in cycle `cycle`.
   // Counted in cycle c, the count lives until cycle c + 2 begins; after that it has expired, and
   // taking it off again would eat a newer pick's count. (Unsigned: a wrapped counter still works.)
-  void Release(uint32_t counted, uint32_t cycle) {
-    if (cycle - counted <= 1) {
-      inflight[counted & 1].fetch_sub(1, std::memory_order_relaxed);
-    }
+  void Release(uint32_t counted, uint32_t cycle, InflightStripe stripe) {
+    if (cycle - counted <= 1) Add(stripe, counted, -1);
   }
   // One outcome at engine time `now_ns`; `decay_ns` is the picker's time constant. Out of line:
-  // inlined, its two exp() calls made the weighted mode's report path too large to inline.
+  // inlined, it made the weighted mode's report path too large to inline.
   void Record(double latency_ms, bool failed, int64_t now_ns, double decay_ns);
   // Cycle `cycle` begins with `sample` just drained: the counts of cycle - 2 expire, and the
   // failure estimates age (see the definition). `fleet_steady`: the service's steady failure
@@ -65,6 +122,20 @@ struct LoadEstimate {
   // The share the load-aware cost prices: the steady share, plus `fast_weight` (in [0, 1]) of
   // what the fast estimate adds above it (FleetFailures::FastWeight).
   double PricedShare(double fast_weight) const;
+
+ private:
+  static uint32_t StampOf(uint64_t v) { return static_cast<uint32_t>(v >> 32); }
+  static int32_t CountOf(uint64_t v) { return static_cast<int32_t>(static_cast<uint32_t>(v)); }
+  static uint64_t Pack(uint32_t stamp, int32_t count) {
+    return (uint64_t{stamp} << 32) | static_cast<uint32_t>(count);
+  }
+  // Adds `delta` to the stripe's count for cycle `cycle`. A cell still holding an older cycle's
+  // count starts again from 0; one holding a newer cycle's is left alone (for the caller that
+  // count has expired).
+  void Add(InflightStripe stripe, uint32_t cycle, int32_t delta);
+  Stripe* AddStripes();  // the other stripes, allocated on the first use of one
+
+  std::atomic<Stripe*> more_{nullptr};  // kInflightStripes - 1 stripes, or none yet
 };
 
 // A service's failure evidence as a cycle sees it, over its endpoints' estimates.
@@ -82,7 +153,48 @@ struct FleetFailures {
   double FastWeight() const;
 };
 
-// Inline: the load-aware pick reads it for two or three candidates.
+// Inline: the load-aware pick reads them for two or three candidates, and takes one.
+
+inline void LoadEstimate::Add(InflightStripe stripe, uint32_t cycle, int32_t delta) {
+  Cell* cell = &first_[cycle & 1];
+  if (stripe.index != 0) [[unlikely]] {
+    Stripe* more = more_.load(std::memory_order_acquire);
+    if (!more) [[unlikely]] more = AddStripes();
+    const uint32_t bit = 1u << stripe.index;
+    if (!(used_.load(std::memory_order_relaxed) & bit)) [[unlikely]] {
+      used_.fetch_or(bit, std::memory_order_release);  // after the stripes are published
+    }
+    cell = &more[stripe.index - 1].cells[cycle & 1];
+  }
+  uint64_t v = cell->load(std::memory_order_relaxed);
+  for (;;) {
+    const uint32_t stamp = StampOf(v);
+    if (stamp != cycle && static_cast<int32_t>(cycle - stamp) < 0) return;  // newer: expired
+    const uint64_t next = Pack(cycle, (stamp == cycle ? CountOf(v) : 0) + delta);
+    if (stripe.exclusive) {
+      cell->store(next, std::memory_order_relaxed);
+      return;
+    }
+    if (cell->compare_exchange_weak(v, next, std::memory_order_relaxed)) return;
+  }
+}
+
+inline int32_t LoadEstimate::InFlight() const {
+  const uint32_t now = cycle_.load(std::memory_order_relaxed);
+  auto live = [now](const Cell& c) {
+    const uint64_t v = c.load(std::memory_order_relaxed);
+    return now - StampOf(v) <= 1 ? CountOf(v) : 0;
+  };
+  int32_t n = live(first_[0]) + live(first_[1]);
+  if (uint32_t more = used_.load(std::memory_order_acquire) >> 1) [[unlikely]] {
+    const Stripe* s = more_.load(std::memory_order_acquire);
+    for (; more; more &= more - 1) {
+      const Stripe& st = s[std::countr_zero(more)];
+      n += live(st.cells[0]) + live(st.cells[1]);
+    }
+  }
+  return std::max(0, n);
+}
 
 inline double LoadEstimate::SteadyShare() const {
   const double all = outcomes_decayed.load(std::memory_order_relaxed);

@@ -4,18 +4,51 @@
 
 namespace weighted {
 
-double Schedule::Cost(const LoadEstimate& load, double failure_share) const {
+inline double Schedule::Cost(const LoadEstimate& load, double failure_share) const {
   // Finagle's peak-EWMA load, latency x (in-flight + 1), times a failure term: the failure share
   // weighs error_cost latencies, so a fast-failing endpoint does not look cheap (Prequal's
   // sinkholing). An endpoint with no latency history costs nothing while idle and "infinitely"
   // much once it has requests pending, so it is tried but not flooded.
   const double lat = load.ewma_ms.load(std::memory_order_relaxed);
   const int32_t pending = load.InFlight();
-  if (lat <= 0) return pending > 0 ? 1e300 + pending : 0.0;
+  if (lat <= 0) [[unlikely]] return pending > 0 ? 1e300 + pending : 0.0;
   return lat * (pending + 1) * (1 + error_cost * failure_share);
 }
 
-void Schedule::Pick(const Roster& roster, PickerRandom& random, wt_pick* out) const {
+uint32_t Schedule::PickByCost(const Roster& roster, PickerRandom& random) const {
+  // The stream in a local: the compiler keeps it in registers through the draws, where the
+  // caller's reference made it store and reload the state around every one.
+  PickerRandom r = random;
+  const uint32_t a = main.Sample(r.Next());
+  uint32_t b = main.Sample(r.Next());
+  // Two distinct candidates (Finagle's P2C): with a repeat, an endpoint that always loses
+  // the comparison would still win every pick in which it is drawn twice.
+  for (int k = 0; b == a && k < 4; ++k) b = main.Sample(r.Next());
+  // Each candidate's failure share once: it enters the cost and the third-candidate test.
+  const LoadEstimate& la = *roster.loads[a];
+  const LoadEstimate& lb = *roster.loads[b];
+  const double fa = la.PricedShare(fast_weight), fb = lb.PricedShare(fast_weight);
+  const double ca = Cost(la, fa), cb = Cost(lb, fb);
+  uint32_t i = cb < ca ? b : a;
+  // A failing candidate (its failure term at least doubles its cost) brings a third one: with
+  // two candidates, a failing endpoint paired with a slow one hands the slow one the pick
+  // whatever its queue, so avoiding the failing endpoint would overload the slow one. The
+  // lowest of three costs still weighs load against failures (no lexicographic rule), so
+  // when every other endpoint is saturated the failing one still takes its share.
+  if (a != b && error_cost * std::max(fa, fb) >= 1) {
+    uint32_t c = main.Sample(r.Next());
+    for (int k = 0; (c == a || c == b) && k < 4; ++k) c = main.Sample(r.Next());
+    if (c != a && c != b) {
+      const LoadEstimate& lc = *roster.loads[c];
+      i = Cost(lc, lc.PricedShare(fast_weight)) < std::min(ca, cb) ? c : i;
+    }
+  }
+  random = r;
+  return i;
+}
+
+void Schedule::Pick(const Roster& roster, PickerRandom& random, InflightStripe stripe,
+                    wt_pick* out) const {
   uint32_t i;
   uint32_t flags = 0;
   if (panic) {
@@ -33,33 +66,12 @@ void Schedule::Pick(const Roster& roster, PickerRandom& random, wt_pick* out) co
       // keep a trickle of traffic, so the controller keeps judging them and sees recovery.
       i = main.Sample(random.Next());
     } else {
-      const uint32_t a = main.Sample(random.Next());
-      uint32_t b = main.Sample(random.Next());
-      // Two distinct candidates (Finagle's P2C): with a repeat, an endpoint that always loses
-      // the comparison would still win every pick in which it is drawn twice.
-      for (int k = 0; b == a && k < 4; ++k) b = main.Sample(random.Next());
-      // Each candidate's failure share once: it enters the cost and the third-candidate test.
-      const double fa = Priced(*roster.loads[a]), fb = Priced(*roster.loads[b]);
-      const double ca = Cost(*roster.loads[a], fa), cb = Cost(*roster.loads[b], fb);
-      i = cb < ca ? b : a;
-      // A failing candidate (its failure term at least doubles its cost) brings a third one: with
-      // two candidates, a failing endpoint paired with a slow one hands the slow one the pick
-      // whatever its queue, so avoiding the failing endpoint would overload the slow one. The
-      // lowest of three costs still weighs load against failures (no lexicographic rule), so
-      // when every other endpoint is saturated the failing one still takes its share.
-      if (a != b && error_cost * std::max(fa, fb) >= 1) {
-        uint32_t c = main.Sample(random.Next());
-        for (int k = 0; (c == a || c == b) && k < 4; ++k) c = main.Sample(random.Next());
-        if (c != a && c != b) {
-          const LoadEstimate& lc = *roster.loads[c];
-          if (Cost(lc, Priced(lc)) < std::min(ca, cb)) i = c;
-        }
-      }
+      i = PickByCost(roster, random);
     }
   }
   uint32_t ticket = 0;
   if (mode == PickMode::kLoadAware) {
-    roster.loads[i]->Take(cycle);
+    roster.loads[i]->Take(cycle, stripe);
     flags |= WT_PICK_TRACKED;
     ticket = cycle;
   }

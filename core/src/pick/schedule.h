@@ -27,12 +27,13 @@ struct Schedule {
   uint32_t cycle = 0;                 // the service's controller cycles so far (in-flight expiry)
 
   // Chooses an endpoint of `roster` for one request. Requires a non-empty roster. A tracked pick's
-  // ticket is the cycle that counted it (LoadEstimate::Release).
-  void Pick(const Roster& roster, PickerRandom& random, wt_pick* out) const;
+  // ticket is the cycle that counted it (LoadEstimate::Release), in the calling thread's stripe.
+  void Pick(const Roster& roster, PickerRandom& random, InflightStripe stripe, wt_pick* out) const;
 
  private:
-  double Cost(const LoadEstimate& load, double failure_share) const;  // load-aware cost
-  double Priced(const LoadEstimate& load) const { return load.PricedShare(fast_weight); }
+  // Load-aware cost; inlined into the pick, which evaluates it for two or three candidates.
+  [[gnu::always_inline]] inline double Cost(const LoadEstimate& load, double failure_share) const;
+  uint32_t PickByCost(const Roster& roster, PickerRandom& random) const;  // P2C (load-aware)
 };
 
 }  // namespace weighted

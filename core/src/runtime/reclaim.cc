@@ -111,8 +111,12 @@ Reclaimer::Reader& Reclaimer::Allocate() {
       return r;
     }
   }
+  // A record is used by one live thread at a time (in_use), so the first records own their
+  // stripes outright; the rest share the last one.
+  const size_t n = readers_.size();
   Reader& r = readers_.emplace_back();
   r.random.Seed(seed_, readers_.size());
+  if (n + 1 < kInflightStripes) r.stripe = {static_cast<uint32_t>(n), true};
   r.in_use.store(true);
   return r;
 }

@@ -5,8 +5,8 @@
 // Each thread gets its own Reader record per engine (cache-line aligned, found through a
 // thread-local cache), so the read side writes only to memory that thread owns: no shared write
 // on the pick path (as Envoy's per-worker balancers avoid one; gRPC's refcount is the shared
-// write we avoid). The Reader also carries the thread's picker state (pick/random.h), so a pick
-// makes one thread-local lookup for both.
+// write we avoid). The Reader also carries the thread's picker state (pick/random.h) and its
+// in-flight stripe, so a pick makes one thread-local lookup for all of them.
 #pragma once
 
 #include <atomic>
@@ -16,6 +16,7 @@
 #include <mutex>
 #include <vector>
 
+#include "pick/load_estimate.h"
 #include "pick/random.h"
 
 namespace weighted {
@@ -25,6 +26,7 @@ class Reclaimer {
   struct alignas(64) Reader {
     std::atomic<uint64_t> active{0};  // the epoch this reader pinned; 0 = not reading
     PickerRandom random;
+    InflightStripe stripe;  // which in-flight stripe this thread writes (pick/load_estimate.h)
     std::atomic<bool> in_use{false};
   };
 

@@ -125,6 +125,7 @@ Status Service::SetEndpoints(const char* where, const SpecArray& specs, wt_relea
       c.target *= scale;
     } else {
       ep = new Endpoint(specs[i].id, NewKey());
+      ep->load.Begin(cycles_);
       ControlState& c = ep->ctl;
       c.base = c.weight = c.target = specs[i].base_weight;
       c.added_ns = now;
@@ -300,7 +301,7 @@ Status Service::Pick(const char* where, wt_pick* out, wt_pin_fn pin, void* ctx) 
   if (g.snap->members->endpoints.empty()) {
     return {WT_ERR_NO_ENDPOINT, fmt::format("{}: service {} has no endpoints", where, Quoted(name_))};
   }
-  g.snap->schedule.Pick(*g.snap->members, g.reader.random, out);
+  g.snap->schedule.Pick(*g.snap->members, g.reader.random, g.reader.stripe, out);
   if (pin && out->user) pin(ctx, out->user);  // the snapshot still holds the set: it is alive
   return Status::Ok();
 }
@@ -331,7 +332,7 @@ Status Service::Finish(const char* where, const wt_pick& pick, double latency_ms
                                       where, pick.key, Quoted(name_))};
   }
   if (pick.flags & WT_PICK_TRACKED) {
-    ep->load.Release(pick.ticket, g.snap->schedule.cycle);
+    ep->load.Release(pick.ticket, g.snap->schedule.cycle, g.reader.stripe);
   }
   return record ? Record(ep, latency_ms, outcome, *g.snap) : Status::Ok();
 }
@@ -427,7 +428,9 @@ Status Service::FinishWithLoad(const char* where, const wt_pick& pick, double la
     return {WT_ERR_STALE, fmt::format("{}: endpoint key {:#x} is no longer in service {}",
                                       where, pick.key, Quoted(name_))};
   }
-  if (pick.flags & WT_PICK_TRACKED) ep->load.Release(pick.ticket, g.snap->schedule.cycle);
+  if (pick.flags & WT_PICK_TRACKED) {
+    ep->load.Release(pick.ticket, g.snap->schedule.cycle, g.reader.stripe);
+  }
   Record(ep, latency_ms, outcome, *g.snap);
   if (header.empty()) return Status::Ok();
   return RecordLoad(where, ep, header, *g.snap);
