@@ -67,7 +67,7 @@ extern "C" {
  * ------------------------------------------------------------------------------------------- */
 
 #define WT_VERSION_MAJOR 2
-#define WT_VERSION_MINOR 1
+#define WT_VERSION_MINOR 2
 #define WT_VERSION_PATCH 0
 /* MAJOR * 10000 + MINOR * 100 + PATCH (see "Compatibility" above). 2.0 made the structs sized,
  * moved the engine's pick bits out of the flags into wt_pick.ticket, returned keys and user
@@ -442,7 +442,14 @@ typedef enum wt_event_type {
    * stale_ms, and the first successful poll after that. `service` and `endpoint` are "";
    * `reason` is {"source": "prometheus", "age_ms": ..., "error": "..."}. */
   WT_EVENT_SOURCE_STALE = 11,
-  WT_EVENT_SOURCE_FRESH = 12
+  WT_EVENT_SOURCE_FRESH = 12,
+  /* 2.2: the service's error rate over budget.window_ms went above budget.max_error_rate, and
+   * the first cycle it was back within it. `endpoint` is ""; `reason` is {"max_error_rate",
+   * "observed_error_rate", "window_ms", "results", "failures", "error_cost" (the price the
+   * picker now puts on failures), "limited" (true: the price is at budget.max_error_cost, the
+   * budget cannot be met and errors are being minimised)}. */
+  WT_EVENT_BUDGET_MISSED = 13,
+  WT_EVENT_BUDGET_MET = 14
 } wt_event_type;
 
 typedef struct wt_event {
