@@ -2,6 +2,7 @@
 // API on the manual clock: the price it publishes moves traffic, an unmeetable budget reports
 // itself, a budget that is off changes nothing, bad settings name their key, and the snapshot
 // and the Prometheus text carry it.
+#include <cmath>
 #include <map>
 #include <string>
 #include <vector>
@@ -31,7 +32,7 @@ Config Budget(double max_error_rate, const std::string& extra = "") {
 TEST(BudgetController, StartsAtTheConfiguredErrorCostAndRaisesItOverBudget) {
   const Config c = Budget(0.01);
   BudgetState s;
-  // 5% errors against a 1% budget (target 0.7%): the price goes up, by at most kBudgetMaxRaise.
+  // 5% errors against a 1% budget (target 0.75%): the price goes up, by at most kBudgetMaxRaise.
   EXPECT_TRUE(StepBudget(c, {1000, 50, 0.15}, &s));  // met -> not met: an event
   EXPECT_GT(s.price, c.picker.error_cost);
   EXPECT_LE(s.price, c.picker.error_cost * kBudgetMaxRaise);
@@ -45,7 +46,7 @@ TEST(BudgetController, StartsAtTheConfiguredErrorCostAndRaisesItOverBudget) {
 TEST(BudgetController, UnderBudgetLowersThePriceWhileItIsALever) {
   const Config c = Budget(0.04);
   BudgetState s;
-  // 1% errors against 4% (target 2.8%): down, by at most kBudgetMaxCut per cycle.
+  // 1% errors against 4% (target 3.2%): down, by at most kBudgetMaxCut per cycle.
   StepBudget(c, {1000, 10, 0.15}, &s);
   EXPECT_LT(s.price, c.picker.error_cost);
   EXPECT_GE(s.price, c.picker.error_cost / kBudgetMaxCut);
@@ -91,18 +92,53 @@ TEST(BudgetController, BoundsHold) {
 TEST(BudgetController, AnUnmeetableBudgetMinimisesErrorsAndSaysSo) {
   const Config c = Budget(0.01);
   BudgetState s;
-  // Every endpoint fails 5%: no price meets 1%. The price climbs to its bound and stays.
+  // Every endpoint fails 5% whatever the price: no price meets 1%. The price climbs to its
+  // bound (as few errors as the picker can make) and says so.
   int cycles = 0;
   while (!s.limited && cycles < 20) StepBudget(c, {1000, 50, 0.05}, &s), ++cycles;
   EXPECT_TRUE(s.limited);
   EXPECT_FALSE(s.met);
   EXPECT_DOUBLE_EQ(s.price, c.budget.max_error_cost);
-  // Back under the budget: met again, not limited, and the price comes down from the bound at
-  // once (it did not wind up past it).
+  // Back under the budget: met again, not limited. The first quiet window follows the one
+  // before it (the price stays at the bound, it did not wind up past it); the second lowers it.
   EXPECT_TRUE(StepBudget(c, {1000, 1, 0.05}, &s));
   EXPECT_TRUE(s.met);
   EXPECT_FALSE(s.limited);
+  EXPECT_DOUBLE_EQ(s.price, c.budget.max_error_cost);
+  StepBudget(c, {1000, 1, 0.05}, &s);
   EXPECT_LT(s.price, c.budget.max_error_cost);
+}
+
+TEST(BudgetController, WhenARaiseMakesErrorsWorseItMinimisesThemInstead) {
+  // The healthy endpoints are full: a higher price sends them more than they can take, and
+  // their queues fail. A full raise followed by a worse window turns the controller round.
+  const Config c = Budget(0.01);
+  BudgetState s;
+  StepBudget(c, {1000, 30, 0.2}, &s);  // 3%: a full raise (x2)
+  ASSERT_DOUBLE_EQ(s.price, 1000);
+  StepBudget(c, {1000, 80, 0.2}, &s);  // 8% after it: worse
+  EXPECT_TRUE(s.searching);
+  EXPECT_TRUE(s.limited);
+  EXPECT_DOUBLE_EQ(s.price, 500);  // back down
+  StepBudget(c, {1000, 60, 0.2}, &s);  // the cut helped: on down
+  EXPECT_DOUBLE_EQ(s.price, 250);
+  StepBudget(c, {1000, 61, 0.2}, &s);  // flat: down is the side with more throughput
+  EXPECT_DOUBLE_EQ(s.price, 125);
+  StepBudget(c, {1000, 95, 0.2}, &s);  // the cut made it clearly worse: up again
+  EXPECT_DOUBLE_EQ(s.price, 250);
+  StepBudget(c, {1000, 5, 0.2}, &s);  // within the target: the search ends
+  EXPECT_FALSE(s.searching);
+  EXPECT_FALSE(s.limited);
+}
+
+TEST(BudgetController, TightBudgetsAimBelowTheirSamplingNoise) {
+  Config::Budget b;
+  b.target_fraction = 0.8;
+  b.max_error_rate = 0.10;  // 2.5 standard errors of 1000 requests: 2.4 points; 80% is lower
+  EXPECT_DOUBLE_EQ(BudgetTarget(b, 1000), 0.08);
+  b.max_error_rate = 0.005;  // 2.5 x sqrt(0.005 x 0.995 / 1000) = 0.56 points: the floor
+  EXPECT_DOUBLE_EQ(BudgetTarget(b, 1000), 0.0005);
+  EXPECT_NEAR(BudgetTarget(b, 10000), 0.005 - 2.5 * std::sqrt(0.005 * 0.995 / 10000), 1e-12);
 }
 
 TEST(BudgetController, TheWindowSpansWholeCycles) {

@@ -137,7 +137,7 @@ struct Config {
     int64_t window_ms = 5000;     // observed error rate over this long (whole cycles)
     // The controller aims at this fraction of the budget, so that the noise of a short window
     // stays under the budget itself.
-    double target_fraction = 0.7;
+    double target_fraction = 0.8;
     double min_error_cost = 1;       // bounds of the price the controller sets
     double max_error_cost = 100000;  // at it and still over budget: "not met", errors minimised
   } budget;

@@ -209,7 +209,7 @@ constexpr Key kKeys[] = {
     Int<kBudget, &C::Budget::window_ms>("budget", "window_ms", 10, kDayMs,
         "window of the observed error rate the budget is held to, in whole controller cycles"),
     Number<kBudget, &C::Budget::target_fraction>("budget", "target_fraction", kPositiveFraction,
-        "the controller aims at this fraction of max_error_rate, a margin for a short window's noise"),
+        "the controller aims at most at this fraction of max_error_rate (a short window is noisy)"),
     Number<kBudget, &C::Budget::min_error_cost>("budget", "min_error_cost", {0, 1e6, true},
         "lowest error_cost the budget controller sets"),
     Number<kBudget, &C::Budget::max_error_cost>("budget", "max_error_cost", {0, 1e6, true},

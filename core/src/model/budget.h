@@ -31,19 +31,36 @@ struct BudgetState {
   std::vector<Cycle> cycles;  // the window's cycles, a ring (next: the oldest)
   size_t next = 0;
   uint64_t window_results = 0, window_failures = 0;
-  double observed = 0;   // window_failures / window_results (0 while there are none)
-  bool met = true;       // observed <= max_error_rate; true until evidence says otherwise
-  bool limited = false;  // over the budget with the price at max_error_cost: cannot be met
+  double observed = 0;  // window_failures / window_results (0 while there are none)
+  double target = 0;    // what the last step aimed at (BudgetTarget)
+  bool met = true;      // observed <= max_error_rate; true until evidence says otherwise
+  // Over the budget and no price meets it: raising it made errors worse (the controller is
+  // minimising them) or it is at max_error_cost.
+  bool limited = false;
+  bool searching = false;     // minimising errors by perturb and observe (StepBudget)
+  double last_observed = -1;  // the previous step's observed rate (-1: none)
+  int direction = 0;          // the last move of the price: +1 up, -1 down, 0 held
+  double last_step = 1;       // the last move's factor
 };
 
-// The price's steps per cycle are bounded: up by at most kBudgetMaxRaise, down by at most
-// kBudgetMaxCut (raising is the safe direction, so it may move faster).
-inline constexpr double kBudgetMaxRaise = 8.0;
-inline constexpr double kBudgetMaxCut = 2.0;
-// Exponent on observed / target: the error rate falls roughly as 1 / price on the benchmark's
-// leaking backends (docs/algorithm.md), so 1 would correct in one step; less damps the noise of
-// one window.
-inline constexpr double kBudgetGain = 0.7;
+// The price's steps per cycle. Raising is the safe direction, so it moves by the whole ratio
+// observed / target (the error rate falls roughly as 1 / price on the benchmark's leaking
+// backends, docs/algorithm.md section 9), at most doubling; cutting moves by ratio^0.7, at
+// most a quarter, so that one quiet window does not give the whole margin away.
+inline constexpr double kBudgetMaxRaise = 2.0;
+inline constexpr double kBudgetRaiseGain = 1.0;
+inline constexpr double kBudgetMaxCut = 4.0;
+inline constexpr double kBudgetCutGain = 0.7;
+// Standard errors of one window's sampling noise kept between the target and the budget.
+inline constexpr double kBudgetNoiseZ = 2.5;
+// Minimising errors when the budget cannot be met: the price's step, and how much worse a
+// window must be after a full raise to count as "the raise made it worse".
+inline constexpr double kBudgetSearchStep = 2.0;
+inline constexpr double kBudgetWorse = 1.25;
+
+// The error rate the controller aims at for a window of `window_results` results: the smaller
+// of target_fraction x the budget and the budget less kBudgetNoiseZ standard errors.
+double BudgetTarget(const Config::Budget& b, uint64_t window_results);
 
 // The cycles the window spans: window_ms in whole controller cycles, at least one.
 uint32_t BudgetWindowCycles(const Config& cfg);

@@ -233,7 +233,9 @@ void Service::StepErrorBudget(const Config& cfg, int64_t now, uint64_t results, 
   BudgetInput in{results, failures, 0.0};
   // Isolated endpoints get probes by weight, whatever the price: they are no lever.
   for (const Endpoint* ep : endpoints_) {
-    if (ep->ctl.state != State::kIsolated) in.lever = std::max(in.lever, ep->ctl.picker.failure_share);
+    if (ep->ctl.state != State::kIsolated) {
+      in.lever = std::max(in.lever, ep->ctl.picker.failure_share);
+    }
   }
   if (!StepBudget(cfg, in, &budget_)) return;
   const BudgetState& b = budget_;

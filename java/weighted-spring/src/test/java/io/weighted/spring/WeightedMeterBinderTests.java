@@ -109,7 +109,8 @@ class WeightedMeterBinderTests {
           .gauge().value()).isEqualTo(0.0);
       assertThat(registry.get("weighted.service.error.cost").tag("service", "orders").gauge()
           .value()).isGreaterThan(500.0);
-      // Two raises of at most 8x from 500 leave the price under its bound (100000): not limited.
+      // Two raises of at most 2x from 500 leave the price under its bound (100000), and the
+      // second window was no worse than the first: not limited.
       assertThat(registry.get("weighted.service.error.budget.limited").tag("service", "orders")
           .gauge().value()).isEqualTo(0.0);
 
