@@ -110,7 +110,7 @@ def analyse(runs: dict) -> tuple[str, list[str]]:
             if not held:
                 over = [(seed, worst5(m)) for seed, m in zip(SEEDS, mine) if worst5(m) > b]
                 misses.append(f"{name} budget {pct(b)}: worst 5-s error over the budget on seeds "
-                              + ", ".join(f"{sd} ({pct(x)})" for sd, x in over))
+                              + ", ".join(f"{sd} ({100 * x:.3f}%)" for sd, x in over))
             if not ok_tps:
                 misses.append(f"{name} budget {pct(b)}: throughput {ratio:.3f} of the frontier's "
                               f"(error_cost {c}), {100 * (WITHIN - ratio):.1f} points under 0.97")

@@ -46,14 +46,15 @@ TEST(BudgetController, StartsAtTheConfiguredErrorCostAndRaisesItOverBudget) {
 TEST(BudgetController, UnderBudgetLowersThePriceWhileItIsALever) {
   const Config c = Budget(0.04);
   BudgetState s;
-  // 1% errors against 4% (target 3.2%): down, by at most kBudgetMaxCut per cycle.
-  StepBudget(c, {1000, 10, 0.15}, &s);
+  // 1% errors against 4% (target 3.2%: 10 000 results a window, whose sampling noise is 0.2
+  // points): down, by at most kBudgetMaxCut per cycle.
+  StepBudget(c, {10000, 100, 0.15}, &s);
   EXPECT_LT(s.price, c.picker.error_cost);
   EXPECT_GE(s.price, c.picker.error_cost / kBudgetMaxCut);
   EXPECT_TRUE(s.met);
   // Near the target, a small step: the integral on log(price) is proportional to the ratio.
   BudgetState near;
-  StepBudget(c, {1000, 27, 0.15}, &near);
+  StepBudget(c, {10000, 270, 0.15}, &near);
   EXPECT_LT(near.price, c.picker.error_cost);
   EXPECT_GT(near.price, s.price);
 }
@@ -126,7 +127,8 @@ TEST(BudgetController, WhenARaiseMakesErrorsWorseItMinimisesThemInstead) {
   EXPECT_DOUBLE_EQ(s.price, 125);
   StepBudget(c, {1000, 95, 0.2}, &s);  // the cut made it clearly worse: up again
   EXPECT_DOUBLE_EQ(s.price, 250);
-  StepBudget(c, {1000, 5, 0.2}, &s);  // within the target: the search ends
+  // Within the target (0.21%: 1% less 2.5 standard errors of 1000 results): the search ends.
+  StepBudget(c, {1000, 1, 0.2}, &s);
   EXPECT_FALSE(s.searching);
   EXPECT_FALSE(s.limited);
 }
@@ -134,8 +136,9 @@ TEST(BudgetController, WhenARaiseMakesErrorsWorseItMinimisesThemInstead) {
 TEST(BudgetController, TightBudgetsAimBelowTheirSamplingNoise) {
   Config::Budget b;
   b.target_fraction = 0.8;
-  b.max_error_rate = 0.10;  // 2.5 standard errors of 1000 requests: 2.4 points; 80% is lower
-  EXPECT_DOUBLE_EQ(BudgetTarget(b, 1000), 0.08);
+  b.max_error_rate = 0.10;  // 2.5 standard errors of 10 000 requests: 0.75 points; 80% is lower
+  EXPECT_DOUBLE_EQ(BudgetTarget(b, 10000), 0.08);
+  EXPECT_NEAR(BudgetTarget(b, 1000), 0.10 - 2.5 * std::sqrt(0.1 * 0.9 / 1000), 1e-12);
   b.max_error_rate = 0.005;  // 2.5 x sqrt(0.005 x 0.995 / 1000) = 0.56 points: the floor
   EXPECT_DOUBLE_EQ(BudgetTarget(b, 1000), 0.0005);
   EXPECT_NEAR(BudgetTarget(b, 10000), 0.005 - 2.5 * std::sqrt(0.005 * 0.995 / 10000), 1e-12);

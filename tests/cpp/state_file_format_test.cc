@@ -71,10 +71,13 @@ class StateFileFormat : public ::testing::Test {
     at += 8 + (Get(b, at) + 7) / 8 * 8;  // the profile
     return at + 8;                       // after the service marker
   }
-  uint64_t FirstEndpointRecord(uint64_t record) {
+  uint64_t FirstBudgetRecord(uint64_t record) {
     const std::string b = Bytes();
     uint64_t at = FirstServiceRecord(record) + sizeof(ServiceRecord);
     return at + 8 + (Get(b, at) + 7) / 8 * 8;  // after the service's name
+  }
+  uint64_t FirstEndpointRecord(uint64_t record) {
+    return FirstBudgetRecord(record) + sizeof(BudgetRecord);  // a 2.2 writer's record
   }
   static uint64_t Get(const std::string& b, uint64_t at) {
     uint64_t v;
@@ -240,6 +243,9 @@ TEST_F(StateFileFormat, ForgedSnapshotRecordsAreRefusedWithWhereAndWhy) {
                 const uint64_t service = FirstServiceRecord(record);
                 Put<uint64_t>(b, service + offsetof(ServiceRecord, endpoints), ~uint64_t{0});
               }), Says("endpoints: 18446744073709551615 claimed"));
+  EXPECT_THAT(forge("budget", [&](std::string& b) {
+                Put<uint64_t>(b, FirstBudgetRecord(record) + offsetof(BudgetRecord, met), 7);
+              }), Says("budget flags 0, 7, 0 are not 0 or 1"));
   EXPECT_THAT(forge("id", [&](std::string& b) {
                 b[ep + sizeof(EndpointRecord) + 8] = '\xff';  // the id's first byte
               }), Says("endpoint id is not UTF-8"));

@@ -2,8 +2,6 @@
 events, precise config errors, and the dashboard's view and page."""
 from __future__ import annotations
 
-import json
-
 import pytest
 
 import weighted
@@ -50,7 +48,7 @@ def test_missed_and_met_are_events_with_their_numbers():
         assert [e.type for e in types] == [weighted.EventType.BUDGET_MISSED,
                                            weighted.EventType.BUDGET_MET]
         assert types[0].name == "budget_missed" and types[0].endpoint == ""
-        reason = json.loads(types[0].reason)
+        reason = types[0].reason
         assert reason["observed_error_rate"] == pytest.approx(0.1)
         assert reason["max_error_rate"] == 0.01 and reason["limited"] is False
 

@@ -48,7 +48,12 @@ bool StepBudget(const Config& cfg, const BudgetInput& in, BudgetState* s) {
   s->target = BudgetTarget(b, s->window_results);
   const double before = s->price;
   const bool over = s->observed > s->target;
-  const bool worse = s->last_observed >= 0 && s->observed > s->last_observed * kBudgetWorse;
+  // Worse than the last window by more than kBudgetWorse and by more than kBudgetNoiseZ
+  // standard errors of the two windows' difference: a few failures more are noise.
+  const double spread = std::sqrt((s->observed + std::max(s->last_observed, 0.0)) /
+                                  double(s->window_results));
+  const bool worse = s->last_observed >= 0 && s->observed > s->last_observed * kBudgetWorse &&
+                     s->observed - s->last_observed > kBudgetNoiseZ * spread;
   if (!over) {
     s->searching = false;
     // Anti-windup: not lowered while no endpoint's failure term reaches 1 (then the price
@@ -59,8 +64,8 @@ bool StepBudget(const Config& cfg, const BudgetInput& in, BudgetState* s) {
       const double ratio = std::max(s->observed, s->last_observed) / s->target;
       s->price *= std::max(1 / kBudgetMaxCut, std::pow(ratio, kBudgetCutGain));
     }
-  } else if (s->searching || (s->last_step >= kBudgetSearchStep && worse)) {
-    // A full raise made errors worse: the price no longer buys them down (the healthy
+  } else if (s->searching || (s->last_step >= kBudgetSearchMinRaise && worse)) {
+    // A raise made errors worse: the price no longer buys them down (the healthy
     // endpoints are full and their queues fail, or every endpoint fails alike). Minimise the
     // errors instead, by perturb and observe, biased down: with the errors flat, the lower
     // price is the one that buys throughput, so a raise is kept only when it lowered the

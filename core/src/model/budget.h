@@ -53,9 +53,10 @@ inline constexpr double kBudgetMaxCut = 4.0;
 inline constexpr double kBudgetCutGain = 0.7;
 // Standard errors of one window's sampling noise kept between the target and the budget.
 inline constexpr double kBudgetNoiseZ = 2.5;
-// Minimising errors when the budget cannot be met: the price's step, and how much worse a
-// window must be after a full raise to count as "the raise made it worse".
+// Minimising errors when the budget cannot be met: the price's step; the smallest raise, and
+// how much worse the window after it must be, for "the raise made it worse".
 inline constexpr double kBudgetSearchStep = 2.0;
+inline constexpr double kBudgetSearchMinRaise = 1.2;
 inline constexpr double kBudgetWorse = 1.25;
 
 // The error rate the controller aims at for a window of `window_results` results: the smaller
