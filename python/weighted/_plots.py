@@ -174,7 +174,7 @@ def _tradeoff_plot(plt, results, out_dir) -> str:
     ax.set_xlabel("overall error rate (%)  (lower is better)")
     ax.set_ylabel("mean success throughput (TPS)  (higher is better)")
     ax.set_title(f"{results['scenario']['name']}: success throughput against error rate "
-                 "(blue = this engine, green = its error budget mode, gray = peers)")
+                 "(blue = engine, green = error budget, gray = peers)")
     ax.grid(True, alpha=0.3)
     fig.tight_layout()
     _place_labels(ax, points)  # after the layout: placement works in the final coordinates
