@@ -126,13 +126,13 @@ TEST_F(StateFileFormat, TheGoodFileReads) {
 TEST_F(StateFileFormat, HeadersItDoesNotUnderstandAreRefused) {
   EXPECT_THAT(OpenError(Variant("magic", [](std::string& b) { b[0] = 'X'; }), WT_ERR_FORMAT),
               Says("bad magic"));
-  EXPECT_THAT(OpenError(Variant("v3", [](std::string& b) {
-                Put<uint32_t>(b, offsetof(sf::Header, major), 3);
-              }), WT_ERR_FORMAT), Says("format version 3.0; this library reads 2.x"));
+  EXPECT_THAT(OpenError(Variant("v4", [](std::string& b) {
+                Put<uint32_t>(b, offsetof(sf::Header, major), 4);
+              }), WT_ERR_FORMAT), Says("format version 4.0; this library reads 2.x to 3.x"));
   // A 1.x file held the snapshot as JSON text, which this reader would take for a record.
   EXPECT_THAT(OpenError(Variant("v1", [](std::string& b) {
                 Put<uint32_t>(b, offsetof(sf::Header, major), 1);
-              }), WT_ERR_FORMAT), Says("format version 1.0; this library reads 2.x"));
+              }), WT_ERR_FORMAT), Says("format version 1.0; this library reads 2.x to 3.x"));
   EXPECT_THAT(OpenError(Variant("endian", [](std::string& b) {
                 Put<uint32_t>(b, offsetof(sf::Header, endian_tag), 0x04030201);
               }), WT_ERR_FORMAT), Says("byte order"));

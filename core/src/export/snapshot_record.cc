@@ -310,7 +310,9 @@ bool RenderServices(ByteSource& in, int64_t now, bool load_aware, uint64_t versi
     w.Key("removed_totals").BeginObject();
     for (int o = 0; o < kOutcomes; ++o) w.Key(OutcomeName(o)).Uint(s.removed_totals[o]);
     w.EndObject();
-    if (version >= kFirstVersionWithBudget && !RenderBudget(in, w)) {
+    if (version < kFirstVersionWithBudget) {
+      w.Key("budget").Null();  // an older writer's record has none: the shape stays the same
+    } else if (!RenderBudget(in, w)) {
       in.Within(fmt::format("service {}", Quoted(name)));
       return false;
     }
