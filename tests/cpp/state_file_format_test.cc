@@ -268,6 +268,35 @@ TEST_F(StateFileFormat, ForgedSnapshotRecordsAreRefusedWithWhereAndWhy) {
               }), Says("service marker 5"));
 }
 
+// A format 2 file, from a library older than 2.2, has no budget record: still read, each
+// service rendered with "budget": null.
+TEST_F(StateFileFormat, AnOlderWritersRecordWithoutABudgetIsReadAsNone) {
+  const uint64_t slot = NewestSnapshotSlot();
+  const uint64_t record = slot + sizeof(sf::SlotHeader);
+  const uint64_t budget = FirstBudgetRecord(record);
+  const std::string old = Variant("v2", [&](std::string& b) {
+    auto* sh = reinterpret_cast<sf::SlotHeader*>(b.data() + slot);
+    const uint64_t end = record + sh->length;
+    std::memmove(b.data() + budget, b.data() + budget + sizeof(BudgetRecord),
+                 end - budget - sizeof(BudgetRecord));
+    sh->length -= sizeof(BudgetRecord);
+    Put<uint64_t>(b, record + offsetof(SnapshotHead, version), 20100);
+    Put<uint32_t>(b, offsetof(sf::Header, major), 2);
+    Rehash(b, slot);
+  });
+  wt_monitor* m = nullptr;
+  ASSERT_EQ(wt_monitor_open(old.c_str(), &m), WT_OK) << wt_last_error();
+  char* t = nullptr;
+  ASSERT_EQ(wt_monitor_snapshot_json(m, &t, nullptr), WT_OK) << wt_last_error();
+  const nlohmann::json snap = nlohmann::json::parse(t);
+  wt_free(t);
+  wt_monitor_close(m);
+  EXPECT_EQ(snap["version"], 20100);
+  ASSERT_EQ(snap["services"].size(), 1u);
+  EXPECT_TRUE(snap["services"][0]["budget"].is_null());
+  EXPECT_FALSE(snap["services"][0]["endpoints"].empty());
+}
+
 TEST_F(StateFileFormat, AFileTruncatedUnderAnOpenMonitorIsAnError) {
   const std::string path = Variant("shrinks", [](std::string&) {});
   Monitor m(path);
