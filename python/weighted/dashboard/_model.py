@@ -284,7 +284,8 @@ class ReplaySource:
             "mode": self.mode, "title": self.title, "time_s": t[cursor] if t else 0,
             "cursor": cursor, "duration_s": len(t), "policy": policy, "policies": self.policies,
             "service_p99_ms": p99[cursor] if cursor < len(p99) else None,
-            "services": [{"name": policy, "panic": False, "endpoints": endpoints}],
+            "services": [{"name": policy, "panic": False, "budget": None,
+                          "endpoints": endpoints}],
             "timeline": {"t": list(t), "series": timeline, "share": shares},
             "events": events,
         }
