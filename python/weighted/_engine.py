@@ -79,7 +79,9 @@ class EventType(enum.IntEnum):
     SERVICE_REMOVED = 10  # Service.remove(); ``endpoint`` is ""
     SOURCE_STALE = 11  # a metric source (config ``sources``) has failed for its stale_ms
     SOURCE_FRESH = 12  # and has answered again; ``service`` and ``endpoint`` are ""
-    GUARD = 13  # the capacity guard holds back a different number of cuts; ``endpoint`` is ""
+    BUDGET_MISSED = 13  # the service's error rate over budget.window_ms went above its budget
+    BUDGET_MET = 14  # and is back within it; ``endpoint`` is ""
+    GUARD = 15  # the capacity guard holds back a different number of cuts; ``endpoint`` is ""
 
 
 @dataclass(frozen=True)

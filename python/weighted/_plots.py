@@ -163,15 +163,18 @@ def _tradeoff_plot(plt, results, out_dir) -> str:
     for policy in results["policies"]:
         m = results["summary"][policy]
         x, y = 100.0 * m["error_rate"], m["mean_success_tps"]
-        marker = "*" if policy == ORACLE else ("o" if policy.startswith("engine") else "s")
-        color = "black" if policy == ORACLE else ("tab:blue" if policy.startswith("engine")
+        budget = policy.startswith("engine_la_budget_")
+        marker = "*" if policy == ORACLE else ("D" if budget else
+                                               "o" if policy.startswith("engine") else "s")
+        color = "black" if policy == ORACLE else ("tab:green" if budget else
+                                                   "tab:blue" if policy.startswith("engine")
                                                    else "tab:gray")
         ax.scatter([x], [y], marker=marker, s=70 if marker != "*" else 160, color=color, zorder=3)
         points.append((x, y, policy))
     ax.set_xlabel("overall error rate (%)  (lower is better)")
     ax.set_ylabel("mean success throughput (TPS)  (higher is better)")
     ax.set_title(f"{results['scenario']['name']}: success throughput against error rate "
-                 "(blue = this engine, gray = peers)")
+                 "(blue = engine, green = error budget, gray = peers)")
     ax.grid(True, alpha=0.3)
     fig.tight_layout()
     _place_labels(ax, points)  # after the layout: placement works in the final coordinates

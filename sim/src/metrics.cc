@@ -40,6 +40,20 @@ double MaxErrorRate(const std::vector<int64_t>& success, const std::vector<int64
   return worst;
 }
 
+std::optional<double> MaxWindowErrorRate(const std::vector<int64_t>& success,
+                                         const std::vector<int64_t>& errors, int from_s,
+                                         int until_s) {
+  const int last = std::min<int>(until_s, static_cast<int>(std::min(success.size(), errors.size())));
+  std::optional<double> worst;
+  for (int k = std::max(0, from_s) + kMovingWindowS - 1; k < last; ++k) {
+    const int64_t ok = WindowSum(success, k), bad = WindowSum(errors, k);
+    if (ok + bad == 0) continue;
+    const double rate = static_cast<double>(bad) / static_cast<double>(ok + bad);
+    worst = std::max(worst.value_or(0.0), rate);
+  }
+  return worst;
+}
+
 std::optional<double> RecoveryTime(const std::vector<int64_t>& success,
                                    const std::vector<int64_t>& errors,
                                    const std::vector<int64_t>& oracle_success, int onset_s,

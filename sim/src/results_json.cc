@@ -49,6 +49,7 @@ json SummaryJson(const Summary& m) {
   json out = {{"mean_success_tps", m.mean_success_tps},
           {"max_error_rate", m.max_error_rate},
           {"error_rate", m.error_rate},
+          {"max_error_rate_5s_settled", Opt(m.max_error_rate_5s_settled)},
           {"recovery_s", m.recoveries.empty() ? json(nullptr) : Opt(m.recoveries[0].recovery_s)},
           {"recoveries", rec},
           {"readmission_s",

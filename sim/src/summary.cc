@@ -47,6 +47,14 @@ Summary Summarize(const Scenario& sc, const RunOutput& run, const RunOutput& ora
                      ? static_cast<double>(m.errors) / static_cast<double>(m.successes + m.errors)
                      : 0.0;
 
+  // A fault's first seconds are the detection's; a budget holds from 10 s on.
+  constexpr int kSettleS = 10;
+  for (const FaultSpec& f : sc.faults) {
+    const int until = f.end_s ? std::min(WholeSecond(*f.end_s), duration) : duration;
+    const auto w = MaxWindowErrorRate(s.success, s.errors, WholeSecond(f.start_s) + kSettleS, until);
+    if (w) m.max_error_rate_5s_settled = std::max(m.max_error_rate_5s_settled.value_or(0.0), *w);
+  }
+
   const std::set<int> events = EventTimes(sc);
   std::set<int> onsets;
   for (const FaultSpec& f : sc.faults) onsets.insert(WholeSecond(f.start_s));

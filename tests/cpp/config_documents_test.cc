@@ -88,7 +88,8 @@ TEST(ConfigRoundTrip, AwkwardDoublesSurvive) {
 TEST(ConfigRoundTrip, WritesEveryKey) {
   const json j = json::parse(ConfigToJson(DefaultConfig()));
   const std::set<std::string> top = {"profile", "seed",   "controller", "window", "rules",
-                                     "isolation", "guard", "panic", "slow_start", "picker", "events",
+                                     "isolation", "guard", "panic", "slow_start", "picker",
+                                     "budget", "events",
                                       "load_report", "sources", "limits", "export"};
   std::set<std::string> got;
   for (const auto& [k, v] : j.items()) got.insert(k);

@@ -137,6 +137,7 @@ TEST(ConfigKeys, EveryFieldOfConfigHasAKey) {
       {"panic", FieldCount<Config::Panic>()},
       {"slow_start", FieldCount<Config::SlowStart>()},
       {"picker", FieldCount<Config::Picker>()},
+      {"budget", FieldCount<Config::Budget>()},
       {"events", FieldCount<Config::Events>()},
       {"load_report", FieldCount<Config::LoadReport>()},
       {"sources", FieldCount<Config::Sources>()},

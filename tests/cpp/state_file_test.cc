@@ -83,6 +83,7 @@ TEST(StateFile, TheMonitorsSnapshotIsTheEnginesTextExactly) {
   nlohmann::json cfg = nlohmann::json::parse(Config(path));
   cfg["picker"]["mode"] = "load_aware";
   cfg["profile"] = "default";  // slow start on: new endpoints start in it
+  cfg["budget"]["max_error_rate"] = 0.02;  // the budget's record too
   Harness h(cfg.dump());
   h.Set({{"ok", 100}, {"errors", 100}, {"slow", 100}, {"busy", 50}});
   Monitor m(path);
@@ -90,7 +91,7 @@ TEST(StateFile, TheMonitorsSnapshotIsTheEnginesTextExactly) {
   for (const char* id : {"ok", "errors", "slow", "busy"}) {
     ASSERT_EQ(wt_service_endpoint_key(h.svc(), id, &keys[id]), WT_OK) << wt_last_error();
   }
-  bool isolated = false, fired = false, server = false, picker = false;
+  bool isolated = false, fired = false, server = false, picker = false, budget = false;
   for (int cycle = 1; cycle <= 6; ++cycle) {
     for (int i = 0; i < 5; ++i) {
       const std::string good = "TEXT cpu_utilization=0.91, rps_fractional=120.5, eps=0.25";
@@ -124,6 +125,8 @@ TEST(StateFile, TheMonitorsSnapshotIsTheEnginesTextExactly) {
     ASSERT_EQ(events_total(m.Snapshot()), events_total(engine)) << "cycle " << cycle;
     ASSERT_NE(events_total(engine), engine);
     const nlohmann::json snap = nlohmann::json::parse(engine);
+    const auto& b = snap["services"][0]["budget"];
+    budget |= b["window_failures"].get<uint64_t>() > 0 && !b["met"].get<bool>();
     for (const auto& ep : snap["services"][0]["endpoints"]) {
       isolated |= ep["state"] == "isolated" && ep["isolated_for_ms"].get<int64_t>() > 0;
       for (const auto& r : ep["rules"]) fired |= r["fired"].get<bool>();
@@ -137,6 +140,7 @@ TEST(StateFile, TheMonitorsSnapshotIsTheEnginesTextExactly) {
   EXPECT_TRUE(fired);
   EXPECT_TRUE(server);
   EXPECT_TRUE(picker);
+  EXPECT_TRUE(budget);
 }
 
 TEST(StateFile, AnEngineOpensAMonitorOnItsOwnFile) {

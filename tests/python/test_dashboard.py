@@ -250,3 +250,27 @@ def test_page_replays_a_simulation_run(browser, tmp_path):
         from selenium.webdriver.support.ui import Select
         Select(browser.find_element("id", "policy")).select_by_value("round_robin")
         _wait(browser, lambda b: _row(b, "round_robin/b0") is not None, "the round_robin rows")
+
+
+def test_page_shows_the_error_budget_and_whether_it_holds(browser):
+    import weighted
+    engine = weighted.Engine.from_dict({"seed": 9, "budget": {"max_error_rate": 0.01}},
+                                       clock="manual")
+    svc = engine.service("orders")
+    svc.set_endpoints({"a": 1, "b": 1})
+    try:
+        with dashboard.serve(engine, port=0, token=TOKEN, interval=0.05) as d:
+            browser.get(d.url)
+            badge = lambda b: _texts(b, 'h2[data-service="orders"] .budget')
+            _wait(browser, badge, "the budget badge")
+            assert "met" in badge(browser)[0] and "1.00%" in badge(browser)[0]
+            # One failure in ten for a cycle: over the 1% budget.
+            for i in range(400):
+                svc.report("a" if i % 2 else "b", 5.0,
+                           weighted.Outcome.HTTP_5XX if i % 10 == 0 else weighted.Outcome.SUCCESS)
+            engine.advance(5)
+            _wait(browser, lambda b: _texts(b, '[data-budget="over"]'), "the budget over")
+            text = badge(browser)[0]
+            assert "10.00%" in text and "over 5 s" in text
+    finally:
+        engine.close()

@@ -17,6 +17,21 @@ TEST(Metrics, MaxErrorRateIsPerOneSecondBin) {
   EXPECT_DOUBLE_EQ(MaxErrorRate({0}, {3}), 1.0);
 }
 
+TEST(Metrics, MaxWindowErrorRateCountsOnlyWindowsWhollyInside) {
+  // 100 completions a second; 50 errors in bin 2 and 10 in bin 12.
+  std::vector<int64_t> ok(20, 100), err(20, 0);
+  err[2] = 50, ok[2] = 50;
+  err[12] = 10, ok[12] = 90;
+  // From 0: the window over bins 0..4 holds bin 2 (50 of 500).
+  EXPECT_DOUBLE_EQ(*MaxWindowErrorRate(ok, err, 0, 20), 0.1);
+  // From 3 on, bin 2 is outside every window: bin 12's 10 of 500 is the worst.
+  EXPECT_DOUBLE_EQ(*MaxWindowErrorRate(ok, err, 3, 20), 0.02);
+  // Up to 12 (exclusive), bin 12 is outside too.
+  EXPECT_DOUBLE_EQ(*MaxWindowErrorRate(ok, err, 3, 12), 0.0);
+  // Shorter than one window: none.
+  EXPECT_FALSE(MaxWindowErrorRate(ok, err, 3, 7).has_value());
+}
+
 // 20 s: onset at 5, errors at 5..7, everything fine from 8 on.
 struct Fixture {
   std::vector<int64_t> ok = std::vector<int64_t>(20, 100);

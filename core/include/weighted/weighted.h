@@ -445,11 +445,18 @@ typedef enum wt_event_type {
    * `reason` is {"source": "prometheus", "age_ms": ..., "error": "..."}. */
   WT_EVENT_SOURCE_STALE = 11,
   WT_EVENT_SOURCE_FRESH = 12,
+  /* 2.2: the service's error rate over budget.window_ms went above budget.max_error_rate, and
+   * the first cycle it was back within it. `endpoint` is ""; `reason` is {"max_error_rate",
+   * "observed_error_rate", "window_ms", "results", "failures", "error_cost" (the price the
+   * picker now puts on failures), "limited" (true: the price is at budget.max_error_cost, the
+   * budget cannot be met and errors are being minimised)}. */
+  WT_EVENT_BUDGET_MISSED = 13,
+  WT_EVENT_BUDGET_MET = 14,
   /* 2.2: the capacity guard held back some of a cycle's cuts or isolations (the endpoints that
    * keep their traffic could not absorb it), or stopped holding them: raised when the number of
    * endpoints held changes. `endpoint` is ""; `reason` is {"held": n, "endpoints": [ids],
    * "headroom_rps", "moved_rps", "max_utilization"}. */
-  WT_EVENT_GUARD = 13
+  WT_EVENT_GUARD = 15
 } wt_event_type;
 
 typedef struct wt_event {

@@ -138,6 +138,21 @@ struct Config {
     double keepalive_share = 0.01;
   } picker;
 
+  // The service's error budget: the share of requests allowed to fail over a short window.
+  // With one set, a feedback controller (model/budget.h) moves the load-aware picker's
+  // error_cost each cycle so that the observed error rate stays under it while endpoints that
+  // fail a fraction of requests keep the traffic they serve successfully. 0 = off: the picker
+  // uses picker.error_cost as it is.
+  struct Budget {
+    double max_error_rate = 0;    // 0 = off; else the budget, a fraction in (0, 1)
+    int64_t window_ms = 5000;     // observed error rate over this long (whole cycles)
+    // The controller aims at this fraction of the budget, so that the noise of a short window
+    // stays under the budget itself.
+    double target_fraction = 0.8;
+    double min_error_cost = 1;       // bounds of the price the controller sets
+    double max_error_cost = 100000;  // at it and still over budget: "not met", errors minimised
+  } budget;
+
   struct Events {
     uint32_t queue_capacity = 1024;
   } events;

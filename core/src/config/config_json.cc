@@ -187,6 +187,27 @@ void CheckConsistency(const json& doc, const Config& c) {
                               "healthy probes (S-S3)",
                               guaranteed_probes, c.isolation.exit_min_probes));
   }
+  const Config::Budget& b = c.budget;
+  if (b.min_error_cost > b.max_error_cost) {
+    Contradiction(doc, {"/budget/min_error_cost", "/budget/max_error_cost"},
+                  fmt::format("budget.min_error_cost ({}) is above budget.max_error_cost ({}): "
+                              "the controller's price would have no value to take",
+                              b.min_error_cost, b.max_error_cost));
+  }
+  if (b.max_error_rate > 0 && c.picker.mode != PickMode::kLoadAware) {
+    Contradiction(doc, {"/budget/max_error_rate", "/picker/mode"},
+                  fmt::format("budget.max_error_rate ({}) is set but picker.mode is \"weighted\": "
+                              "the budget acts through the load_aware picker's error_cost, which "
+                              "weighted picks do not read",
+                              b.max_error_rate));
+  }
+  if (b.window_ms > kMaxWindowSlots * c.controller.interval_ms) {
+    Contradiction(doc, {"/budget/window_ms", "/controller/interval_ms"},
+                  fmt::format("budget.window_ms ({}) spans more than {} controller cycles of "
+                              "controller.interval_ms ({}); the budget keeps one count per cycle "
+                              "of its window, so lengthen the interval or shorten the window",
+                              b.window_ms, kMaxWindowSlots, c.controller.interval_ms));
+  }
   const Config::Sources::Prometheus& prom = c.sources.prometheus;
   if (prom.timeout_ms > prom.interval_ms) {
     Contradiction(doc, {"/sources/prometheus/timeout_ms", "/sources/prometheus/interval_ms"},

@@ -39,7 +39,7 @@ static_assert(static_cast<int>(ResourceSource::kClient) == 1);
 // config_json.cc's own code.
 constexpr std::string_view kSectionNames[] = {
     "controller", "window", "rules",   "isolation",          "guard",   "panic",
-    "slow_start", "picker", "events",  "load_report",        "sources",
+    "slow_start", "picker", "budget", "events",  "load_report",        "sources",
     "sources/prometheus",   "sources/prometheus/queries",    "limits",
     "export"};
 
@@ -141,6 +141,7 @@ constexpr auto kGuard = &C::guard;
 constexpr auto kPanic = &C::panic;
 constexpr auto kSlowStart = &C::slow_start;
 constexpr auto kPicker = &C::picker;
+constexpr auto kBudget = &C::budget;
 constexpr auto kEvents = &C::events;
 constexpr auto kLimits = &C::limits;
 constexpr auto kExport = &C::exports;
@@ -208,6 +209,19 @@ constexpr Key kKeys[] = {
         "load_aware cost multiplier per unit of failure share: cost x (1 + error_cost x f)"),
     Number<kPicker, &C::Picker::keepalive_share>("picker", "keepalive_share", kFraction,
         "load_aware share of picks made by weight alone, so avoided endpoints stay observed"),
+
+    // Below 1: a budget of 100% of requests failing is no budget.
+    Number<kBudget, &C::Budget::max_error_rate>("budget", "max_error_rate", {0, 1, false, true},
+        "share of requests allowed to fail over window_ms; the picker's error_cost follows it; "
+        "0: off"),
+    Int<kBudget, &C::Budget::window_ms>("budget", "window_ms", 10, kDayMs,
+        "window of the observed error rate the budget is held to, in whole controller cycles"),
+    Number<kBudget, &C::Budget::target_fraction>("budget", "target_fraction", kPositiveFraction,
+        "the controller aims at most at this fraction of max_error_rate (a short window is noisy)"),
+    Number<kBudget, &C::Budget::min_error_cost>("budget", "min_error_cost", {0, 1e6, true},
+        "lowest error_cost the budget controller sets"),
+    Number<kBudget, &C::Budget::max_error_cost>("budget", "max_error_cost", {0, 1e6, true},
+        "highest error_cost the budget controller sets: errors are minimised there"),
 
     Int<kEvents, &C::Events::queue_capacity>("events", "queue_capacity", 1, kMaxCount,
         "events kept for polling; when full the oldest are dropped and counted"),

@@ -23,7 +23,7 @@ enum Family : int {
   kWeight, kTargetWeight, kBaseWeight, kPenalty, kRuleContribution, kState, kLatency, kErrorRate,
   kWindowRequests, kResource, kOutcomesTotal, kShare, kPickerFailureShare, kPickerLatency,
   kInflight, kServicePanic, kServiceStaleReports, kServiceGuardHeld, kServiceGuardHeadroom,
-  kFamilyCount
+  kBudget, kBudgetErrorRate, kBudgetMet, kBudgetLimited, kBudgetErrorCost, kFamilyCount
 };
 struct FamilyInfo { Family family; const char* name; const char* type; const char* help; };
 constexpr FamilyInfo kFamilies[] = {
@@ -54,6 +54,16 @@ constexpr FamilyInfo kFamilies[] = {
      "Endpoints whose cut or isolation the capacity guard held back in the last cycle"},
     {kServiceGuardHeadroom, "weighted_service_guard_headroom_rps", "gauge",
      "Successes per second the endpoints not cut could still take, as the guard saw them"},
+    {kBudget, "weighted_service_error_budget", "gauge",
+     "The service's error budget (budget.max_error_rate), while one is set"},
+    {kBudgetErrorRate, "weighted_service_error_budget_observed_rate", "gauge",
+     "Error rate over the budget's window as the last cycle ended"},
+    {kBudgetMet, "weighted_service_error_budget_met", "gauge",
+     "1 while the observed error rate is within the budget"},
+    {kBudgetLimited, "weighted_service_error_budget_limited", "gauge",
+     "1 while over budget with the price at budget.max_error_cost: the budget cannot be met"},
+    {kBudgetErrorCost, "weighted_service_error_cost", "gauge",
+     "The failure price the load-aware picker uses, set by the budget's controller"},
 };
 static_assert(std::size(kFamilies) == kFamilyCount);
 constexpr bool InEnumOrder() {
@@ -67,7 +77,8 @@ static_assert(InEnumOrder(), "kFamilies must list the families in the enum's ord
 }  // namespace
 
 std::string PrometheusText(Engine& engine) {
-  const bool load_aware = engine.config()->picker.mode == PickMode::kLoadAware;
+  const auto cfg = engine.config();
+  const bool load_aware = cfg->picker.mode == PickMode::kLoadAware;
   std::vector<std::string> rows(kFamilyCount);
   auto add = [&](Family f, const std::string& labels, double v) {
     rows[f] += fmt::format("{}{{{}}} {}\n", kFamilies[f].name, labels, v);
@@ -79,6 +90,14 @@ std::string PrometheusText(Engine& engine) {
       add(kServiceStaleReports, sl, double(s.stale_reports()));
       add(kServiceGuardHeld, sl, double(s.guard().held));
       add(kServiceGuardHeadroom, sl, s.guard().headroom_rps);
+      if (cfg->budget.max_error_rate > 0) {
+        const BudgetState& b = s.budget();
+        add(kBudget, sl, cfg->budget.max_error_rate);
+        add(kBudgetErrorRate, sl, b.observed);
+        add(kBudgetMet, sl, b.met);
+        add(kBudgetLimited, sl, b.limited);
+        add(kBudgetErrorCost, sl, EffectiveErrorCost(*cfg, b));
+      }
       for (const Endpoint* ep : s.endpoints()) {
         const ControlState& c = ep->ctl;
         const std::string l = fmt::format("{},endpoint=\"{}\"", sl, Escape(ep->id));

@@ -27,6 +27,22 @@ int64_t AgeMs(int64_t now, int64_t at) {
   return static_cast<int64_t>(static_cast<uint64_t>(now) - static_cast<uint64_t>(at)) / kNsPerMs;
 }
 
+BudgetRecord EncodeBudget(const Config& cfg, const BudgetState& s) {
+  BudgetRecord r{};
+  if (cfg.budget.max_error_rate <= 0) return r;
+  r.on = 1;
+  r.max_error_rate = cfg.budget.max_error_rate;
+  r.target_fraction = cfg.budget.target_fraction;
+  r.window_ms = cfg.budget.window_ms;
+  r.observed_error_rate = s.observed;
+  r.window_results = s.window_results;
+  r.window_failures = s.window_failures;
+  r.error_cost = EffectiveErrorCost(cfg, s);
+  r.met = s.met;
+  r.limited = s.limited;
+  return r;
+}
+
 void EncodeEndpoint(const Endpoint& ep, const Evaluation& eval, uint32_t index, ByteSink& out) {
   const ControlState& c = ep.ctl;
   const WindowStats& s = c.stats;
@@ -256,7 +272,38 @@ bool RenderSources(ByteSource& in, uint64_t count, JsonWriter& w) {
   return true;
 }
 
-bool RenderServices(ByteSource& in, int64_t now, bool load_aware, JsonWriter& w) {
+bool RenderBudget(ByteSource& in, JsonWriter& w) {
+  BudgetRecord b;
+  if (!in.Pod(&b, "budget")) return false;
+  if (b.on > 1 || b.met > 1 || b.limited > 1) {
+    return in.Fail(fmt::format("budget flags {}, {}, {} are not 0 or 1", b.on, b.met, b.limited));
+  }
+  w.Key("budget");
+  if (!b.on) {
+    w.Null();
+    return true;
+  }
+  w.BeginObject().Key("max_error_rate").Double(b.max_error_rate);
+  w.Key("target_fraction").Double(b.target_fraction).Key("window_ms").Int(b.window_ms);
+  w.Key("observed_error_rate").Double(b.observed_error_rate);
+  w.Key("window_results").Uint(b.window_results).Key("window_failures").Uint(b.window_failures);
+  w.Key("error_cost").Double(b.error_cost).Key("met").Bool(b.met != 0);
+  w.Key("limited").Bool(b.limited != 0).EndObject();
+  return true;
+}
+
+bool RenderGuard(ByteSource& in, JsonWriter& w) {
+  GuardRecord g;
+  if (!in.Pod(&g, "guard")) return false;
+  if (g.flags > 3) return in.Fail(fmt::format("guard flags {} are not a combination of 1 and 2", g.flags));
+  w.Key("guard").BeginObject().Key("enabled").Bool(g.flags & 1);
+  w.Key("headroom_known").Bool(g.flags & 2).Key("headroom_rps").Double(g.headroom_rps);
+  w.Key("moved_rps").Double(g.moved_rps).Key("held").Uint(g.held).EndObject();
+  return true;
+}
+
+bool RenderServices(ByteSource& in, int64_t now, bool load_aware, uint64_t version,
+                    JsonWriter& w) {
   w.Key("services").BeginArray();
   for (uint64_t n = 0;; ++n) {
     uint64_t more;
@@ -270,12 +317,17 @@ bool RenderServices(ByteSource& in, int64_t now, bool load_aware, JsonWriter& w)
     w.BeginObject().Key("name").String(name).Key("epoch").Uint(s.epoch);
     w.Key("panic").Bool(s.panic != 0).Key("stale_reports").Uint(s.stale_reports);
     w.Key("bad_load_reports").Uint(s.bad_load_reports);
-    w.Key("guard").BeginObject().Key("enabled").Bool(s.guard_flags & 1);
-    w.Key("headroom_known").Bool(s.guard_flags & 2).Key("headroom_rps").Double(s.guard_headroom_rps);
-    w.Key("moved_rps").Double(s.guard_moved_rps).Key("held").Uint(s.guard_held).EndObject();
     w.Key("removed_totals").BeginObject();
     for (int o = 0; o < kOutcomes; ++o) w.Key(OutcomeName(o)).Uint(s.removed_totals[o]);
-    w.EndObject().Key("endpoints").BeginArray();
+    w.EndObject();
+    if (version < kFirstVersionWithBudget) {
+      // An older writer's record has neither: the shape stays the same.
+      w.Key("budget").Null().Key("guard").Null();
+    } else if (!RenderBudget(in, w) || !RenderGuard(in, w)) {
+      in.Within(fmt::format("service {}", Quoted(name)));
+      return false;
+    }
+    w.Key("endpoints").BeginArray();
     for (uint64_t i = 0; i < s.endpoints; ++i) {
       if (!RenderEndpoint(in, now, load_aware, w)) {
         in.Within(fmt::format("endpoint {} of service {}", i, Quoted(name)));
@@ -348,13 +400,13 @@ size_t EncodeSnapshot(Engine& engine, ByteSink& out, const HistoryPointHeader* h
       r.bad_load_reports = s.bad_load_reports();
       for (int o = 0; o < kOutcomes; ++o) r.removed_totals[o] = s.removed_total(o);
       r.endpoints = end - first;
-      r.guard_headroom_rps = s.guard().headroom_rps;
-      r.guard_moved_rps = s.guard().moved_rps;
-      r.guard_held = s.guard().held;
-      r.guard_flags = (s.guard().enabled ? 1 : 0) | (s.guard().headroom_known ? 2 : 0);
       out.Pod(kMoreServices);
       out.Pod(r);
       out.String(s.name());
+      out.Pod(EncodeBudget(*cfg, s.budget()));
+      const GuardVerdict& g = s.guard();
+      out.Pod(GuardRecord{g.headroom_rps, g.moved_rps, g.held,
+                          uint64_t{g.enabled} | (uint64_t{g.headroom_known} << 1)});
       if (with_point) hp.BeginService(s.name(), s.panic());
       recorded += end - first;
       for (uint32_t i = first; i < end; ++i) {
@@ -394,7 +446,7 @@ std::string RenderSnapshot(std::string_view record, std::string* json) {
     w.Key("dropped").Uint(head.events_dropped).EndObject();
     // The metric sources the engine polls itself: freshness and the last error of each.
     ok = RenderSources(in, head.sources, w) &&
-         RenderServices(in, head.now_ns, head.load_aware != 0, w);
+         RenderServices(in, head.now_ns, head.load_aware != 0, head.version, w);
     w.EndObject();
   }
   *json = w.Take();

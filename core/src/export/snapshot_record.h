@@ -11,7 +11,8 @@
 // zeros to the next multiple of 8):
 //   SnapshotHead, str profile,
 //   per source (head.sources): SourceRecord, str name, url, state, last_error, library,
-//   per service: u64 1, ServiceRecord, str name,
+//   per service: u64 1, ServiceRecord, str name, BudgetRecord and GuardRecord (writers of 2.2
+//     and later),
 //     per endpoint (service.endpoints): EndpointRecord, str id, HitRecord x endpoint.hits,
 //   u64 0 (no more services).
 // A reader treats a record as hostile input: every count is checked against the bytes left,
@@ -50,10 +51,29 @@ struct ServiceRecord {
   uint64_t epoch, panic, stale_reports, bad_load_reports;
   uint64_t removed_totals[kOutcomes];
   uint64_t endpoints;
-  // The capacity guard's last cycle (model/guard.h); flags: 1 enabled, 2 headroom known.
-  double guard_headroom_rps, guard_moved_rps;
-  uint64_t guard_held, guard_flags;
 };
+
+// The capacity guard's last cycle (model/guard.h); flags: 1 enabled, 2 headroom known. Written
+// after the BudgetRecord by writers of 2.2 and later.
+struct GuardRecord {
+  double headroom_rps, moved_rps;
+  uint64_t held, flags;
+};
+static_assert(sizeof(GuardRecord) == 8 * 4);
+
+// The service's error budget (model/budget.h) as its last cycle left it. A reader renders it
+// only from a writer of version 2.2 or later (SnapshotHead::version), which wrote one.
+struct BudgetRecord {
+  uint64_t on;  // budget.max_error_rate > 0; the rest is zero when it is off
+  double max_error_rate, target_fraction;
+  int64_t window_ms;
+  double observed_error_rate;
+  uint64_t window_results, window_failures;
+  double error_cost;
+  uint64_t met, limited;
+};
+static_assert(sizeof(BudgetRecord) == 8 * 10);
+inline constexpr uint64_t kFirstVersionWithBudget = 20200;
 
 // One endpoint: the controller's view as of its last cycle and the live counters. Times are the
 // engine's nanoseconds; the renderer turns them into ages against SnapshotHead::now_ns.

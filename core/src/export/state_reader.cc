@@ -60,9 +60,9 @@ bool End(uint64_t a, uint64_t b, uint64_t c, uint64_t* out) {
 std::string CheckHeader(const sf::Header& h, uint64_t size) {
   if (std::memcmp(h.magic, sf::kMagic, sizeof h.magic) != 0) return "bad magic";
   if (h.endian_tag != sf::kEndianTag) return "written on a machine of the other byte order";
-  if (h.major != sf::kMajor) {
-    return fmt::format("format version {}.{}; this library reads {}.x", h.major, h.minor,
-                       sf::kMajor);
+  if (h.major < sf::kOldestMajor || h.major > sf::kMajor) {
+    return fmt::format("format version {}.{}; this library reads {}.x to {}.x", h.major, h.minor,
+                       sf::kOldestMajor, sf::kMajor);
   }
   if (h.header_bytes < sizeof(sf::Header) || h.header_bytes > sf::kHeaderBytes) {
     return fmt::format("header size {} outside [{}, {}]", h.header_bytes, sizeof(sf::Header),

@@ -16,6 +16,8 @@ const char* EventTypeName(int type) {
     case WT_EVENT_SERVICE_REMOVED: return "service_removed";
     case WT_EVENT_SOURCE_STALE: return "source_stale";
     case WT_EVENT_SOURCE_FRESH: return "source_fresh";
+    case WT_EVENT_BUDGET_MISSED: return "budget_missed";
+    case WT_EVENT_BUDGET_MET: return "budget_met";
     case WT_EVENT_GUARD: return "guard";
   }
   return nullptr;

@@ -191,7 +191,7 @@ void Service::Cycle(const Config& cfg, int64_t now, std::vector<PendingEvent>* e
   // Cycle `cycles_` begins: the in-flight counts of cycle cycles_ - 2 expire (LoadEstimate) and
   // their parity counts this cycle's picks once Publish() below hands them the new number.
   ++cycles_;
-  uint64_t results = 0;
+  uint64_t results = 0, failures = 0;
   FleetFailures before;
   for (Endpoint* ep : endpoints_) before.Add(ep->load);
   for (Endpoint* ep : endpoints_) {
@@ -201,6 +201,7 @@ void Service::Cycle(const Config& cfg, int64_t now, std::vector<PendingEvent>* e
     c.cycle_results = 0;
     for (uint64_t n : sample.outcomes) c.cycle_results += n;
     results += c.cycle_results;
+    failures += c.cycle_results - sample.outcomes[WT_OUTCOME_SUCCESS];
     // Read before NewCycle ages them: the evidence the cycle's picks were made on.
     c.picker = {ep->load.InFlight(), ep->load.ewma_ms.load(std::memory_order_relaxed),
                 ep->load.FailureShare()};
@@ -237,8 +238,32 @@ void Service::Cycle(const Config& cfg, int64_t now, std::vector<PendingEvent>* e
                                    guard_.held, held_ids, guard_.headroom_rps, guard_.moved_rps,
                                    cfg.guard.max_utilization)});
   }
+  StepErrorBudget(cfg, now, results, failures, events);
   Publish(cfg, now, events);
   reclaimer_.Collect();
+}
+
+void Service::StepErrorBudget(const Config& cfg, int64_t now, uint64_t results, uint64_t failures,
+                              std::vector<PendingEvent>* events) {
+  if (cfg.budget.max_error_rate <= 0) {
+    budget_ = BudgetState{};  // off: a budget set again later starts afresh
+    return;
+  }
+  BudgetInput in{results, failures, 0.0};
+  // Isolated endpoints get probes by weight, whatever the price: they are no lever.
+  for (const Endpoint* ep : endpoints_) {
+    if (ep->ctl.state != State::kIsolated) {
+      in.lever = std::max(in.lever, ep->ctl.picker.failure_share);
+    }
+  }
+  if (!StepBudget(cfg, in, &budget_)) return;
+  const BudgetState& b = budget_;
+  events->push_back({b.met ? WT_EVENT_BUDGET_MET : WT_EVENT_BUDGET_MISSED, now, "", 0, 0,
+                     fmt::format(R"({{"max_error_rate":{:g},"observed_error_rate":{:g},)"
+                                 R"("window_ms":{},"results":{},"failures":{},"error_cost":{:g},)"
+                                 R"("limited":{}}})",
+                                 cfg.budget.max_error_rate, b.observed, cfg.budget.window_ms,
+                                 b.window_results, b.window_failures, b.price, b.limited)});
 }
 
 Evaluation Service::EvaluationOf(const Endpoint& ep) const {
@@ -263,7 +288,7 @@ void Service::Publish(const Config& cfg, int64_t now, std::vector<PendingEvent>*
   Schedule& s = snap->schedule;
   s.mode = cfg.picker.mode;
   s.latency_decay_ns = double(cfg.picker.latency_decay_ms) * kNsPerMs;
-  s.error_cost = cfg.picker.error_cost;
+  s.error_cost = EffectiveErrorCost(cfg, budget_);
   s.fast_weight = fast_weight_;
   s.keepalive_threshold = std::llround(cfg.picker.keepalive_share * 4294967296.0);
   s.cycle = cycles_;

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "config/config.h"
+#include "model/budget.h"
 #include "model/controller.h"
 #include "model/guard.h"
 #include "runtime/reclaim.h"
@@ -101,6 +102,8 @@ class Service {
   uint64_t stale_reports() const { return stale_reports_.load(std::memory_order_relaxed); }
   uint64_t bad_load_reports() const { return bad_load_reports_.load(std::memory_order_relaxed); }
   uint64_t removed_total(int outcome) const { return removed_totals_[outcome].load(); }
+  // The error budget's controller as of the last cycle (on: false while the budget is off).
+  const BudgetState& budget() const { return budget_; }
   // Every rule's verdict on `ep` at the last cycle, as that cycle judged it (its rules and
   // service reference, even if a reload changed the rules since); empty before its first.
   Evaluation EvaluationOf(const Endpoint& ep) const;
@@ -109,6 +112,9 @@ class Service {
   struct Guarded;  // a pinned snapshot for the duration of a hot-path call
 
   void Publish(const Config& cfg, int64_t now, std::vector<PendingEvent>* events);
+  // The cycle's step of the error budget's controller; `failures` of `results` this cycle.
+  void StepErrorBudget(const Config& cfg, int64_t now, uint64_t results, uint64_t failures,
+                       std::vector<PendingEvent>* events);
   // Every report path ends here; always inlined into them (a call and a returned Status cost
   // ~25 instructions per report).
   [[gnu::always_inline]] inline Status Record(Endpoint* ep, double latency_ms, int outcome,
@@ -145,6 +151,7 @@ class Service {
   double fast_weight_ = 1;  // the fast failure estimate's weight in the price (FleetFailures)
   GuardVerdict guard_;      // what the capacity guard saw and did in the last cycle
   Judgement judged_;  // the last cycle's rules and reference (EvaluationOf)
+  BudgetState budget_;
   // Lifetime outcomes of removed endpoints, added when they are reclaimed: a report racing with
   // the removal still lands on the endpoint, and is counted here once no reader holds it.
   std::array<std::atomic<uint64_t>, kOutcomes> removed_totals_{};

@@ -4,7 +4,7 @@ Every source (in-process engine, replay, a state file, an actuator endpoint: _at
 produces the same view (``/api/state``)::
 
     {"mode": "live" | "replay" | "attach", "title": str, "time_s": float,
-     "services": [{"name", "panic", "endpoints": [{"id", "state", "weight", "target",
+     "services": [{"name", "panic", "budget", "endpoints": [{"id", "state", "weight", "target",
                    "base_weight", "penalty", "share", "measured_share", "share_source",
                    "rules": [{"metric", "value", "threshold", "penalty", "fired",
                    "contribution"}], "reasons": [{"kind", "name", "value", "threshold",
@@ -12,6 +12,10 @@ produces the same view (``/api/state``)::
      "timeline": {"t": [s, ...], "series": {"service/endpoint": [weight, ...]},
                   "share": {"service/endpoint": [share, ...]}},
      "events": [{"time_s", "type", "service", "endpoint", "old_weight", "new_weight", "reason"}]}
+
+``budget`` is null, or (config ``budget.max_error_rate`` set) {"max_error_rate",
+"observed_error_rate", "met", "limited", "error_cost", "window_ms"}: the service's error budget
+and whether it holds.
 
 Fields of the snapshot that an engine may or may not have (``share`` per endpoint with its
 expected and last cycle's measured share, ``reasons``, the state ``failing``) are read by name
@@ -53,8 +57,18 @@ def services_view(snapshot: Dict[str, Any]) -> List[Dict[str, Any]]:
                     e["measured_share"] = (e["requests"] or 0) / total_r
             else:
                 e["share_source"] = "engine"
-        out.append({"name": s.get("name"), "panic": bool(s.get("panic")), "endpoints": endpoints})
+        out.append({"name": s.get("name"), "panic": bool(s.get("panic")),
+                    "budget": _budget_view(s.get("budget")), "endpoints": endpoints})
     return out
+
+
+def _budget_view(b: Any) -> Optional[Dict[str, Any]]:
+    if not isinstance(b, dict):
+        return None
+    return {"max_error_rate": _number(b.get("max_error_rate")),
+            "observed_error_rate": _number(b.get("observed_error_rate")),
+            "met": bool(b.get("met")), "limited": bool(b.get("limited")),
+            "error_cost": _number(b.get("error_cost")), "window_ms": _number(b.get("window_ms"))}
 
 
 def _endpoint_view(ep: Dict[str, Any]) -> Dict[str, Any]:
@@ -270,7 +284,8 @@ class ReplaySource:
             "mode": self.mode, "title": self.title, "time_s": t[cursor] if t else 0,
             "cursor": cursor, "duration_s": len(t), "policy": policy, "policies": self.policies,
             "service_p99_ms": p99[cursor] if cursor < len(p99) else None,
-            "services": [{"name": policy, "panic": False, "endpoints": endpoints}],
+            "services": [{"name": policy, "panic": False, "budget": None,
+                          "endpoints": endpoints}],
             "timeline": {"t": list(t), "series": timeline, "share": shares},
             "events": events,
         }

@@ -19,6 +19,12 @@ double MeanSuccessTps(const std::vector<int64_t>& success, double duration_s);
 // Largest errors / (successes + errors) over 1-s bins that completed anything.
 double MaxErrorRate(const std::vector<int64_t>& success, const std::vector<int64_t>& errors);
 
+// Largest error rate of a 5-s moving window (bins k-4..k) lying wholly in [from_s, until_s),
+// over windows that completed anything; nullopt when no such window exists.
+std::optional<double> MaxWindowErrorRate(const std::vector<int64_t>& success,
+                                         const std::vector<int64_t>& errors, int from_s,
+                                         int until_s);
+
 // Seconds from the onset at `onset_s` until the 5-s moving error rate stays <= 1% and the 5-s
 // moving success throughput stays >= 90% of the oracle's over the same window, up to
 // `next_event_s` (the next fault event, or the end of the run). The moving window "at k" covers

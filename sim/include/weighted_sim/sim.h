@@ -25,6 +25,9 @@
 //       "mean_success_tps": num,          // successful responses / duration
 //       "max_error_rate": num,            // max over 1-s bins, a fraction
 //       "error_rate": num,                // all errors / all completions
+//       "max_error_rate_5s_settled": num|null,  // max over 5-s moving windows lying wholly
+//                                         // after the first 10 s of a fault and before its
+//                                         // end (or the run's); null = no fault or no window
 //       "recovery_s": num|null,           // first fault onset; null = never
 //       "recoveries": [{"onset_s": num, "next_event_s": num, "recovery_s": num|null}],
 //       "readmission_s": num|null,        // first fault end; null = never or no fault end
@@ -80,6 +83,8 @@ struct ReadmissionRow {
 struct Summary {
   double mean_success_tps = 0;
   double max_error_rate = 0;
+  // The error budget's target metric: worst 5-s window from 10 s after a fault's onset.
+  std::optional<double> max_error_rate_5s_settled;
   double error_rate = 0;
   std::vector<RecoveryRow> recoveries;
   std::vector<ReadmissionRow> readmissions;

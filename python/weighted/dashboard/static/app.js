@@ -56,12 +56,25 @@
     return parts.join(", ");
   }
 
+  // The error budget: observed rate against the budget over its window, and the failure price
+  // the engine set to hold it; "cannot be met" when over it at the highest price.
+  function budgetBadge(b) {
+    const pct = (x) => (x === null ? "?" : (100 * x).toFixed(2) + "%");
+    const verdict = b.met ? "met" : (b.limited ? "cannot be met" : "over");
+    const text = "error budget " + pct(b.max_error_rate) + ": " + pct(b.observed_error_rate) +
+        " over " + ((b.window_ms || 0) / 1000) + " s, " + verdict + " (error cost " +
+        (b.error_cost === null ? "?" : b.error_cost.toPrecision(3)) + ")";
+    return el("span", { class: "badge budget budget-" + (b.met ? "met" : "missed"),
+                        "data-budget": verdict }, text);
+  }
+
   function renderServices(state) {
     const root = document.getElementById("services");
     root.replaceChildren();
     for (const svc of state.services) {
       const h = el("h2", { "data-service": svc.name }, "service " + svc.name + " ");
       if (svc.panic) h.appendChild(el("span", { class: "badge panic", "data-panic": "true" }, "PANIC: round-robin"));
+      if (svc.budget) h.appendChild(budgetBadge(svc.budget));
       root.appendChild(h);
       const table = el("table", { class: "endpoints", "data-service": svc.name });
       const head = el("tr");

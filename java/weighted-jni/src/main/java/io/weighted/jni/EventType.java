@@ -21,11 +21,18 @@ public enum EventType {
   /** 2.1: and has answered again. Service and endpoint are "". */
   SOURCE_FRESH(12),
   /**
+   * 2.2: the service's error rate over budget.window_ms went above budget.max_error_rate. The
+   * reason says whether the price is at budget.max_error_cost ("limited": cannot be met).
+   */
+  BUDGET_MISSED(13),
+  /** 2.2: and is back within it. The event's endpoint is "". */
+  BUDGET_MET(14),
+  /**
    * 2.2: the capacity guard held back some of a cycle's cuts or isolations, or stopped holding
    * them (the number held changed). Endpoint is ""; the reason names the endpoints held and the
    * headroom the guard saw.
    */
-  GUARD(13),
+  GUARD(15),
   /** A type this binding does not know (a newer library). */
   UNKNOWN(-1);
 

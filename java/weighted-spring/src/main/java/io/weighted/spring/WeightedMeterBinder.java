@@ -32,6 +32,12 @@ import java.util.concurrent.TimeUnit;
  *   <li>{@code weighted.endpoint.state}: 0 healthy, 1 degraded, 2 isolated, 3 recovering
  *       (-1 for a state this version does not know);
  *   <li>{@code weighted.service.panic} (tag {@code service}): 1 while in panic round-robin;
+ *   <li>with an error budget set (config {@code budget.max_error_rate}), per service:
+ *       {@code weighted.service.error.budget} (the budget), {@code
+ *       weighted.service.error.budget.observed} (the error rate over the budget's window),
+ *       {@code weighted.service.error.budget.met} (1 while within it), {@code
+ *       weighted.service.error.budget.limited} (1 while over it at the highest price: it cannot
+ *       be met) and {@code weighted.service.error.cost} (the price the picker puts on failures);
  *   <li>{@code weighted.endpoints}: endpoints known to the engine.
  * </ul>
  * A daemon thread reads the snapshot once per {@code refreshMillis}; gauges return the values
@@ -47,9 +53,11 @@ public class WeightedMeterBinder implements MeterBinder, AutoCloseable {
   private final long refreshMillis;
   private final Map<String, List<Meter>> metersByEndpoint = new ConcurrentHashMap<>();
   private final Map<String, Meter> panicMeters = new ConcurrentHashMap<>();
+  private final Map<String, List<Meter>> budgetMeters = new ConcurrentHashMap<>();
   private volatile MeterRegistry registry;
   private volatile Map<String, Map<String, Object>> endpoints = Collections.emptyMap();
   private volatile Map<String, Boolean> panic = Collections.emptyMap();
+  private volatile Map<String, Map<String, Object>> budgets = Collections.emptyMap();
   private volatile long readAtMillis = Long.MIN_VALUE;
   private ScheduledExecutorService refresher;
 
@@ -111,12 +119,16 @@ public class WeightedMeterBinder implements MeterBinder, AutoCloseable {
     }
     Map<String, Map<String, Object>> eps = new HashMap<>();
     Map<String, Boolean> panics = new HashMap<>();
+    Map<String, Map<String, Object>> budgetsNow = new HashMap<>();
     try {
       Map<String, Object> doc = Json.parseObject(engine.snapshotJson());
       for (Object so : list(doc.get("services"))) {
         Map<String, Object> s = map(so);
         String service = String.valueOf(s.get("name"));
         panics.put(service, Boolean.TRUE.equals(s.get("panic")));
+        if (s.get("budget") instanceof Map<?, ?>) {
+          budgetsNow.put(service, map(s.get("budget")));
+        }
         for (Object eo : list(s.get("endpoints"))) {
           Map<String, Object> e = map(eo);
           eps.put(service + "\u0000" + e.get("id"), e);
@@ -127,7 +139,9 @@ public class WeightedMeterBinder implements MeterBinder, AutoCloseable {
     }
     endpoints = eps;
     panic = panics;
+    budgets = budgetsNow;
     syncMeters(eps.keySet(), panics.keySet());
+    syncBudgetMeters(budgetsNow.keySet());
   }
 
   private void syncMeters(Set<String> endpointKeys, Set<String> services) {
@@ -151,6 +165,58 @@ public class WeightedMeterBinder implements MeterBinder, AutoCloseable {
           .tags("service", svc).description("1 while the service is in panic round-robin")
           .register(r));
     }
+  }
+
+  // Registered for a service once it has a budget; removed when a reload turns it off.
+  private void syncBudgetMeters(Set<String> services) {
+    MeterRegistry r = registry;
+    if (r == null) {
+      return;
+    }
+    for (String s : services) {
+      budgetMeters.computeIfAbsent(s, svc -> {
+        Tags tags = Tags.of("service", svc);
+        List<Meter> meters = new ArrayList<>();
+        meters.add(Gauge.builder("weighted.service.error.budget", this,
+            b -> b.budgetNumber(svc, "max_error_rate")).tags(tags)
+            .description("The service's error budget: the share of requests allowed to fail")
+            .register(r));
+        meters.add(Gauge.builder("weighted.service.error.budget.observed", this,
+            b -> b.budgetNumber(svc, "observed_error_rate")).tags(tags)
+            .description("Error rate over the budget's window as the last cycle ended")
+            .register(r));
+        meters.add(Gauge.builder("weighted.service.error.budget.met", this,
+            b -> b.budgetFlag(svc, "met")).tags(tags)
+            .description("1 while the observed error rate is within the budget").register(r));
+        meters.add(Gauge.builder("weighted.service.error.budget.limited", this,
+            b -> b.budgetFlag(svc, "limited")).tags(tags)
+            .description("1 while over budget at the highest price: the budget cannot be met")
+            .register(r));
+        meters.add(Gauge.builder("weighted.service.error.cost", this,
+            b -> b.budgetNumber(svc, "error_cost")).tags(tags)
+            .description("The price the load-aware picker puts on failures").register(r));
+        return meters;
+      });
+    }
+    for (String s : new HashSet<>(budgetMeters.keySet())) {
+      if (!services.contains(s)) {
+        for (Meter m : budgetMeters.remove(s)) {
+          r.remove(m);
+        }
+      }
+    }
+  }
+
+  private double budgetNumber(String service, String field) {
+    Map<String, Object> b = budgets.get(service);
+    Object v = b == null ? null : b.get(field);
+    return v instanceof Number n ? n.doubleValue() : Double.NaN;
+  }
+
+  private double budgetFlag(String service, String field) {
+    Map<String, Object> b = budgets.get(service);
+    Object v = b == null ? null : b.get(field);
+    return v instanceof Boolean f ? (f ? 1 : 0) : Double.NaN;
   }
 
   private List<Meter> register(MeterRegistry r, String key) {

@@ -79,4 +79,46 @@ class WeightedMeterBinderTests {
       assertThat(shareB).isLessThan(0.2);  // the picker avoided it; a weighted split gives 0.5
     }
   }
+
+  @Test
+  void budgetGaugesFollowTheServicesErrorBudgetAndLeaveWhenItIsTurnedOff() {
+    // Every endpoint fails one call in ten against a 1% budget: over it, and the controller
+    // raises the picker's price on failures from picker.error_cost (500).
+    try (Engine engine = Engine.create("{\"seed\": 5, \"slow_start\": {\"window_ms\": 0}, "
+            + "\"budget\": {\"max_error_rate\": 0.01}}", ClockMode.MANUAL);
+        WeightedMeterBinder binder = new WeightedMeterBinder(engine, true, 0)) {
+      SimpleMeterRegistry registry = new SimpleMeterRegistry();
+      Service svc = engine.service("orders");
+      svc.setEndpoints(new String[] {"a:1", "b:1"}, new double[] {1, 1});
+      binder.bindTo(registry);
+      assertThat(registry.get("weighted.service.error.budget").tag("service", "orders").gauge()
+          .value()).isEqualTo(0.01);
+      assertThat(registry.get("weighted.service.error.budget.met").tag("service", "orders")
+          .gauge().value()).isEqualTo(1.0);  // no evidence yet
+      for (int cycle = 0; cycle < 2; cycle++) {
+        for (int i = 0; i < 400; i++) {
+          Pick p = svc.pick();
+          svc.complete(p, 2.0, i % 10 == 0 ? Outcome.HTTP_5XX : Outcome.SUCCESS);
+        }
+        engine.advance(Duration.ofSeconds(5));
+      }
+      binder.refresh(true);
+      assertThat(registry.get("weighted.service.error.budget.observed").tag("service", "orders")
+          .gauge().value()).isEqualTo(0.1);
+      assertThat(registry.get("weighted.service.error.budget.met").tag("service", "orders")
+          .gauge().value()).isEqualTo(0.0);
+      assertThat(registry.get("weighted.service.error.cost").tag("service", "orders").gauge()
+          .value()).isGreaterThan(500.0);
+      // Two raises of at most 2x from 500 leave the price under its bound (100000), and the
+      // second window was no worse than the first: not limited.
+      assertThat(registry.get("weighted.service.error.budget.limited").tag("service", "orders")
+          .gauge().value()).isEqualTo(0.0);
+
+      engine.reload("{\"seed\": 5, \"slow_start\": {\"window_ms\": 0}}");
+      binder.refresh(true);
+      assertThat(registry.find("weighted.service.error.budget").tag("service", "orders").gauge())
+          .isNull();
+      assertThat(registry.find("weighted.service.error.cost").gauge()).isNull();
+    }
+  }
 }
