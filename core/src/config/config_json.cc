@@ -187,6 +187,12 @@ void CheckConsistency(const json& doc, const Config& c) {
                               "healthy probes (S-S3)",
                               guaranteed_probes, c.isolation.exit_min_probes));
   }
+  if (c.subset.mode != SubsetMode::kOff && c.subset.client_id.empty()) {
+    Contradiction(doc, {"/subset/client_id", "/subset/mode"},
+                  "subset.mode is not \"off\" but subset.client_id is empty: the subset is "
+                  "chosen by the client's id, and clients without one would all use the same "
+                  "endpoints (set it to the instance id)");
+  }
   const Config::Sources::Prometheus& prom = c.sources.prometheus;
   if (prom.timeout_ms > prom.interval_ms) {
     Contradiction(doc, {"/sources/prometheus/timeout_ms", "/sources/prometheus/interval_ms"},

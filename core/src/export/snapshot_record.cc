@@ -73,6 +73,7 @@ void EncodeEndpoint(const Endpoint& ep, const Evaluation& eval, uint32_t index, 
   r.state = static_cast<uint8_t>(c.state);
   r.known = c.known;
   r.slow_start = c.slow_start;
+  r.in_subset = ep.in_subset;
   out.Pod(r);
   out.String(ep.id);
   for (const RuleHit& h : eval.hits) {
@@ -191,7 +192,8 @@ bool RenderEndpoint(ByteSource& in, int64_t now, bool load_aware, JsonWriter& w)
   const auto state = static_cast<State>(r.state);
   w.BeginObject().Key("id").String(id).Key("index").Uint(r.index).Key("key").Uint(r.key);
   w.Key("state").String(StateName(state)).Key("known").Bool(r.known);
-  w.Key("slow_start").Bool(r.slow_start).Key("base_weight").Double(r.base);
+  w.Key("slow_start").Bool(r.slow_start).Key("in_subset").Bool(r.in_subset);
+  w.Key("base_weight").Double(r.base);
   w.Key("weight").Double(r.weight).Key("target").Double(r.target);
   w.Key("effective_weight").Double(r.effective).Key("penalty").Double(r.penalty);
   w.Key("rules").BeginArray();
@@ -272,7 +274,10 @@ bool RenderServices(ByteSource& in, int64_t now, bool load_aware, JsonWriter& w)
     w.Key("bad_load_reports").Uint(s.bad_load_reports);
     w.Key("removed_totals").BeginObject();
     for (int o = 0; o < kOutcomes; ++o) w.Key(OutcomeName(o)).Uint(s.removed_totals[o]);
-    w.EndObject().Key("endpoints").BeginArray();
+    w.EndObject().Key("subset");
+    if (s.subset_size == 0) w.Null();
+    else w.BeginObject().Key("size").Uint(s.subset_size).Key("of").Uint(s.endpoints).EndObject();
+    w.Key("endpoints").BeginArray();
     for (uint64_t i = 0; i < s.endpoints; ++i) {
       if (!RenderEndpoint(in, now, load_aware, w)) {
         in.Within(fmt::format("endpoint {} of service {}", i, Quoted(name)));
@@ -336,6 +341,7 @@ void EncodeSnapshot(Engine& engine, ByteSink& out, const HistoryPointHeader* hea
       r.bad_load_reports = s.bad_load_reports();
       for (int o = 0; o < kOutcomes; ++o) r.removed_totals[o] = s.removed_total(o);
       r.endpoints = s.endpoints().size();
+      r.subset_size = s.subset_size();
       out.Pod(kMoreServices);
       out.Pod(r);
       out.String(s.name());

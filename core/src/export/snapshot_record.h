@@ -49,6 +49,7 @@ struct ServiceRecord {
   uint64_t epoch, panic, stale_reports, bad_load_reports;
   uint64_t removed_totals[kOutcomes];
   uint64_t endpoints;
+  uint64_t subset_size;  // endpoints in this client's subset; 0: no subset
 };
 
 // One endpoint: the controller's view as of its last cycle and the live counters. Times are the
@@ -74,7 +75,7 @@ struct EndpointRecord {
   uint64_t forced_restores;
   uint64_t totals[kOutcomes];
   uint64_t hits;  // HitRecords after the id
-  uint8_t state, known, slow_start, has_rps, has_eps, pad0[3];
+  uint8_t state, known, slow_start, has_rps, has_eps, in_subset, pad0[2];
   uint8_t resource_known[kResources], server_known[kResources];
   uint8_t resource_origin[kResources], pad1[4];
 };

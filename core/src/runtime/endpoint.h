@@ -24,6 +24,9 @@ struct Endpoint {
 
   const std::string id;
   ControlState ctl;
+  // In this client's subset of the service (config "subset"); always true without one. Only
+  // the controller reads and writes it, under the service's mutex.
+  bool in_subset = true;
 };
 
 }  // namespace weighted

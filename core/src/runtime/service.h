@@ -99,6 +99,8 @@ class Service {
   uint64_t stale_reports() const { return stale_reports_.load(std::memory_order_relaxed); }
   uint64_t bad_load_reports() const { return bad_load_reports_.load(std::memory_order_relaxed); }
   uint64_t removed_total(int outcome) const { return removed_totals_[outcome].load(); }
+  // Endpoints in this client's subset; 0 when the service has no subset (every endpoint).
+  size_t subset_size() const { return subset_size_; }
   // Every rule's verdict on `ep` at the last cycle, as that cycle judged it (its rules and
   // service reference, even if a reload changed the rules since); empty before its first.
   Evaluation EvaluationOf(const Endpoint& ep) const;
@@ -107,6 +109,9 @@ class Service {
   struct Guarded;  // a pinned snapshot for the duration of a hot-path call
 
   void Publish(const Config& cfg, int64_t now, std::vector<PendingEvent>* events);
+  // Chooses the subset (runtime/subset.h) and the controls the model judges and plans: the
+  // subset's, or every endpoint's without one.
+  void ChooseSubset(const Config& cfg);
   // Every report path ends here; always inlined into them (a call and a returned Status cost
   // ~25 instructions per report).
   [[gnu::always_inline]] inline Status Record(Endpoint* ep, double latency_ms, int outcome,
@@ -132,7 +137,12 @@ class Service {
 
   std::mutex mu_;
   std::vector<Endpoint*> endpoints_;  // owned; in the caller's order
-  std::vector<ControlState*> controls_;  // endpoints_[i]->ctl: what the model reads and steps
+  std::vector<ControlState*> controls_;  // endpoints_[i]->ctl
+  // What the model judges, steps and plans: the subset's controls (all of controls_ without a
+  // subset), and each one's index in endpoints_ (the pick index).
+  std::vector<ControlState*> active_;
+  std::vector<uint32_t> active_index_;
+  size_t subset_size_ = 0;
   std::shared_ptr<const Membership> members_;
   std::vector<uint32_t> slot_incarnation_;
   std::vector<uint32_t> free_slots_;
