@@ -181,6 +181,9 @@ struct Config {
       std::string label = "instance";  // the series label whose value is an endpoint id
       struct Queries {  // PromQL instant queries, one per resource; "" = not queried
         std::string cpu, memory, thread_pool, connection_pool;
+        // The server's own error rate, a fraction per endpoint: with every client's traffic
+        // summed, what no single client of a fleet sees.
+        std::string error_rate;
       } queries;
     } prometheus;
   } sources;

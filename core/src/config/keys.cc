@@ -270,6 +270,9 @@ constexpr Key kKeys[] = {
     Str<kSources, kProm, kQueries, &Prom::Queries::connection_pool>(
         "sources/prometheus/queries", "connection_pool", 0, kMaxQueryBytes, QueryProblem,
         "PromQL for connection-pool use (in use / max) per endpoint"),
+    Str<kSources, kProm, kQueries, &Prom::Queries::error_rate>(
+        "sources/prometheus/queries", "error_rate", 0, kMaxQueryBytes, QueryProblem,
+        "PromQL for the server's error rate (errors / requests, all clients) per endpoint"),
 
     Int<kLimits, &C::Limits::max_config_bytes>("limits", "max_config_bytes", kMinConfigBytes,
         kBuiltInConfigBytes, "largest config document; can only be lowered"),

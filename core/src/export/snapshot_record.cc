@@ -60,6 +60,8 @@ void EncodeEndpoint(const Endpoint& ep, const Evaluation& eval, uint32_t index, 
   r.has_rps = rates.has_rps;
   r.has_eps = rates.has_eps;
   r.rates_at_ns = rates.at_ns;
+  r.server_error_rate = s.server_error_rate;
+  r.server_error_known = s.server_error_known;
   r.inflight = ep.load.InFlight();
   r.share = c.share;
   r.cycle_results = c.cycle_results;
@@ -157,7 +159,9 @@ void RenderWindow(const EndpointRecord& r, JsonWriter& w) {
   for (int i = 0; i < kResources; ++i) {
     Nullable(w.Key(ResourceName(i)), r.server_known[i], r.server_resources[i]);
   }
-  w.EndObject().EndObject();
+  w.EndObject();
+  Nullable(w.Key("server_error_rate"), r.server_error_known, r.server_error_rate);
+  w.EndObject();
 }
 
 // The servers' reports on this endpoint: how many, how many refused, the last rates and ages.

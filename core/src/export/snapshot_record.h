@@ -64,6 +64,7 @@ struct EndpointRecord {
   double server_resources[kResources];
   uint64_t server_reports, bad_reports;
   double rps, eps;
+  double server_error_rate;  // valid when server_error_known
   int64_t rates_at_ns;  // INT64_MIN: never
   int64_t server_at_ns[kResources];
   int64_t inflight;
@@ -75,12 +76,12 @@ struct EndpointRecord {
   uint64_t forced_restores;
   uint64_t totals[kOutcomes];
   uint64_t hits;  // HitRecords after the id
-  uint8_t state, known, slow_start, has_rps, has_eps, in_subset, pad0[2];
+  uint8_t state, known, slow_start, has_rps, has_eps, in_subset, server_error_known, pad0;
   uint8_t resource_known[kResources], server_known[kResources];
   uint8_t resource_origin[kResources], pad1[4];
 };
 // No padding anywhere: the bytes written are exactly the fields (and the hash covers them all).
-static_assert(sizeof(EndpointRecord) == 8 * (2 + 5 + 1 + kOutcomes + 4 + 2 * kResources + 2 + 2 +
+static_assert(sizeof(EndpointRecord) == 8 * (2 + 5 + 1 + kOutcomes + 4 + 2 * kResources + 2 + 3 +
                                              1 + kResources + 1 + 1 + 1 + 1 + 2 + 1 + 1 +
                                              kOutcomes + 1) + 24);
 

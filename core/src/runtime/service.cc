@@ -209,6 +209,8 @@ void Service::Cycle(const Config& cfg, int64_t now, std::vector<PendingEvent>* e
     for (int i = 0; i < kResources; ++i) server_at[i] = ep->stats.ServerReportedAt(i);
     ResolveResources(cfg.load_report.prefer, cfg.load_report.max_age_ms * kNsPerMs, now,
                      server_at, &c.stats);
+    c.stats.server_error_known = ep->stats.ServerErrorRate(
+        now, cfg.load_report.max_age_ms * kNsPerMs, &c.stats.server_error_rate);
   }
   for (Endpoint* ep : endpoints_) {
     ep->ctl.share = results > 0 ? double(ep->ctl.cycle_results) / double(results) : 0.0;
@@ -483,6 +485,14 @@ bool Service::RecordServerById(std::string_view id, uint32_t present,
   Endpoint* ep = g.snap->members->Find(id);
   if (!ep) return false;
   ep->stats.RecordServerResources(present, values, clock_.NowNs());
+  return true;
+}
+
+bool Service::RecordServerErrorRateById(std::string_view id, double rate) {
+  Guarded g(*this);
+  Endpoint* ep = g.snap->members->Find(id);
+  if (!ep) return false;
+  ep->stats.RecordServerErrorRate(rate, clock_.NowNs());
   return true;
 }
 

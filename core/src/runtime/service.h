@@ -84,6 +84,8 @@ class Service {
   // A server's figures from a metric source, for the endpoint with this id if the set has it.
   bool RecordServerById(std::string_view id, uint32_t present,
                         const std::array<double, kResources>& values);
+  // A server's error rate (a fraction) from a metric source, likewise.
+  bool RecordServerErrorRateById(std::string_view id, double rate);
   Status KeyOf(const char* where, std::string_view id, uint64_t* key);
   Status IdOf(const char* where, uint64_t key, std::string* id);
 

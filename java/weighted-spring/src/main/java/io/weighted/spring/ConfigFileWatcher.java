@@ -104,8 +104,17 @@ public final class ConfigFileWatcher implements AutoCloseable {
    *     first poll compares the file with them, so a change made between reading the file and
    *     starting the watcher is not lost
    */
+  private final java.util.function.UnaryOperator<String> prepare;
+
   public ConfigFileWatcher(Engine engine, Path file, byte[] appliedContent, Clock clock,
       Listener listener) {
+    this(engine, file, appliedContent, clock, listener, java.util.function.UnaryOperator.identity());
+  }
+
+  /** The same, with {@code prepare} applied to each new text before the engine reloads it. */
+  public ConfigFileWatcher(Engine engine, Path file, byte[] appliedContent, Clock clock,
+      Listener listener, java.util.function.UnaryOperator<String> prepare) {
+    this.prepare = Objects.requireNonNull(prepare, "prepare");
     this.engine = Objects.requireNonNull(engine, "engine");
     this.file = Objects.requireNonNull(file, "file");
     this.clock = Objects.requireNonNull(clock, "clock");
@@ -208,7 +217,7 @@ public final class ConfigFileWatcher implements AutoCloseable {
     String text;
     try {
       text = decode(content);
-      engine.reload(text);
+      engine.reload(prepare.apply(text));
     } catch (IOException | WeightedException e) {
       return refuse(stat, hash, e);
     }
