@@ -137,6 +137,7 @@ TEST(ConfigKeys, EveryFieldOfConfigHasAKey) {
       {"slow_start", FieldCount<Config::SlowStart>()},
       {"picker", FieldCount<Config::Picker>()},
       {"events", FieldCount<Config::Events>()},
+      {"subset", FieldCount<Config::Subset>()},
       {"load_report", FieldCount<Config::LoadReport>()},
       {"sources", FieldCount<Config::Sources>()},
       {"sources/prometheus", FieldCount<Config::Sources::Prometheus>()},
