@@ -195,6 +195,16 @@ void Service::Cycle(const Config& cfg, int64_t now, std::vector<PendingEvent>* e
   uint64_t results = 0;
   for (Endpoint* ep : endpoints_) {
     ControlState& c = ep->ctl;
+    if (!ep->in_subset) {
+      // Outside the subset only stray results arrive (picks made before it left, or in a
+      // panic's round-robin); they wait in its recorder (counted in its totals) for the cycle
+      // after it rejoins. Its window is not kept, and never allocated for an endpoint never in
+      // the subset: at 500 endpoints windows were a third of an engine's memory and most of
+      // its cycle. The load estimate still ages, so a panic pick's in-flight count expires.
+      c.cycle_results = 0;
+      ep->load.NewCycle(cycles_, scratch_, cfg.isolation.exit_min_probes);
+      continue;
+    }
     CycleSample& sample = c.window.Next(slots);
     ep->stats.Drain(&sample);  // drains into the window's oldest slot, reused
     c.cycle_results = 0;
@@ -289,8 +299,6 @@ void Service::ChooseSubset(const Config& cfg) {
   // The service's results over the last window, as the last cycle computed them.
   uint64_t window_results = 0;
   for (const Endpoint* ep : endpoints_) window_results += ep->ctl.stats.requests;
-  active_.clear();
-  active_index_.clear();
   const size_t n = endpoints_.size();
   size_t size = n;
   if (SubsetAppliesTo(cfg.subset, name_)) {
@@ -298,6 +306,14 @@ void Service::ChooseSubset(const Config& cfg) {
                ? std::min<size_t>(cfg.subset.size, n)
                : AutoSubsetSize(cfg.subset, window_results, n, subset_size_);
   }
+  if (size == subset_size_ && epoch_ == chosen_epoch_ && cfg.subset.client_id == chosen_for_ &&
+      size < n) {
+    return;  // the same set, size and client: the same subset (rendezvous is a function of them)
+  }
+  chosen_epoch_ = epoch_;
+  chosen_for_ = cfg.subset.client_id;
+  active_.clear();
+  active_index_.clear();
   if (size >= n) {
     // No subset, or one that holds every endpoint: nothing to choose.
     subset_size_ = SubsetAppliesTo(cfg.subset, name_) ? n : 0;
@@ -314,7 +330,15 @@ void Service::ChooseSubset(const Config& cfg) {
   const std::vector<uint8_t> in = weighted::ChooseSubset(cfg.subset.client_id, ids, size);
   subset_size_ = size;
   for (uint32_t i = 0; i < n; ++i) {
-    endpoints_[i]->in_subset = in[i] != 0;
+    Endpoint& ep = *endpoints_[i];
+    if (ep.in_subset && !in[i]) {
+      // Leaving: what it showed is history. Back in the subset it starts unknown, like a
+      // newcomer, rather than judged on a window from before it left.
+      ep.ctl.window.Clear();
+      ep.ctl.stats = WindowStats{};
+      ep.ctl.known = false;
+    }
+    ep.in_subset = in[i] != 0;
     if (!in[i]) continue;
     active_.push_back(&endpoints_[i]->ctl);
     active_index_.push_back(i);

@@ -145,6 +145,9 @@ class Service {
   std::vector<ControlState*> active_;
   std::vector<uint32_t> active_index_;
   size_t subset_size_ = 0;
+  CycleSample scratch_;  // an empty sample: endpoints outside the subset age on it
+  uint64_t chosen_epoch_ = 0;  // the set and client the subset was last chosen for
+  std::string chosen_for_;
   std::shared_ptr<const Membership> members_;
   std::vector<uint32_t> slot_incarnation_;
   std::vector<uint32_t> free_slots_;
