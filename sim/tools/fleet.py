@@ -215,6 +215,33 @@ def scale(args) -> None:
         subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
 
 
+def churn(clients: int, backends: int, size: int) -> dict:
+    """Entries of each client's subset that change when one backend joins, and when one of the
+    client's own leaves: through the Python package's engines, as an application sees them."""
+    import weighted
+    ids = [f"10.2.{i // 250}.{i % 250}:8080" for i in range(backends)]
+
+    def members(engine, ids_now):
+        svc = engine.service("orders")
+        svc.set_endpoints({i: 1 for i in ids_now})
+        eps = engine.snapshot()["services"][0]["endpoints"]
+        return {e["id"] for e in eps if e["in_subset"]}
+
+    added, removed = [], []
+    for c in range(clients):
+        cfg = {"subset": {"mode": "fixed", "size": size}}
+        with weighted.Engine.from_dict(cfg, clock="manual", client_id=f"client-{c}") as e:
+            before = members(e, ids)
+            after = members(e, ids + ["10.9.9.9:8080"])
+            added.append(len(before - after))
+            gone = sorted(before)[0]
+            after = members(e, [i for i in ids if i != gone])
+            removed.append(len(before - after) - 1)  # the one that left is not a move
+    return {"clients": clients, "backends": backends, "size": size,
+            "add_moved_mean": sum(added) / clients, "add_moved_max": max(added),
+            "remove_moved_mean": sum(removed) / clients, "remove_moved_max": max(removed)}
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--sim", default=str(ROOT / "build/release/sim/weighted-sim"))
@@ -226,7 +253,12 @@ def main() -> None:
     ap.add_argument("--write", action="store_true")
     ap.add_argument("--scale", action="store_true")
     ap.add_argument("--scale-policy", default="engine_both")
+    ap.add_argument("--churn", action="store_true",
+                    help="moves per client on one backend added / removed (needs weighted)")
     args = ap.parse_args()
+    if args.churn:
+        print(json.dumps(churn(1000, args.backends or 500, 12)))
+        return
     if args.scale:
         args.clients = [int(x) for x in (args.clients or "10000").split(",")]
         args.backends = args.backends or 500
