@@ -57,5 +57,21 @@ TEST(ServerErrorRate, TheLatestOfReportAndSourceWins) {
   EXPECT_FALSE(s.ServerErrorRate(9000, 5000, &rate));
 }
 
+TEST(ServerErrorRate, APrometheusSourceMayAskForTheErrorRateAlone) {
+  const std::string cfg = R"J({"sources": {"prometheus": {"url": "http://127.0.0.1:1",
+                              "queries": {"error_rate": "sum by (instance) (rate(x[1m]))"}}}})J";
+  char* text = nullptr;
+  ASSERT_EQ(wt_config_resolve(cfg.data(), cfg.size(), &text), WT_OK) << wt_last_error();
+  const json resolved = json::parse(text);
+  wt_free(text);
+  EXPECT_EQ(resolved["sources"]["prometheus"]["queries"]["error_rate"],
+            "sum by (instance) (rate(x[1m]))");
+  // With no query at all the source is still refused, and the message names the new one.
+  const std::string none = R"({"sources": {"prometheus": {"url": "http://127.0.0.1:1"}}})";
+  EXPECT_EQ(wt_config_resolve(none.data(), none.size(), &text), WT_ERR_CONFIG_INVALID);
+  EXPECT_NE(std::string(wt_last_error()).find("connection_pool, error_rate"), std::string::npos)
+      << wt_last_error();
+}
+
 }  // namespace
 }  // namespace weighted::testing

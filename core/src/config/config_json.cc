@@ -208,10 +208,10 @@ void CheckConsistency(const json& doc, const Config& c) {
   }
   const auto& q = prom.queries;
   if (!prom.url.empty() && q.cpu.empty() && q.memory.empty() && q.thread_pool.empty() &&
-      q.connection_pool.empty()) {
+      q.connection_pool.empty() && q.error_rate.empty()) {
     Contradiction(doc, {"/sources/prometheus/queries", "/sources/prometheus/url"},
                   "sources.prometheus.url is set but no query is: give at least one of "
-                  "queries.cpu, memory, thread_pool, connection_pool");
+                  "queries.cpu, memory, thread_pool, connection_pool, error_rate");
   }
   for (size_t i = 0; i < c.rules.size(); ++i) {
     const Rule& r = c.rules[i];
