@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import socket
 import threading
 from contextlib import contextmanager
 from typing import Any, Dict, Iterator, Mapping, Optional, Tuple, Union
@@ -18,7 +19,8 @@ from typing import Any, Dict, Iterator, Mapping, Optional, Tuple, Union
 from . import _errors, _weighted
 
 __all__ = ["ConfigLike", "config_bytes", "read_config_file", "validate_config",
-           "validate_config_file", "resolve_config", "Limits", "DEFAULT_LIMITS"]
+           "validate_config_file", "resolve_config", "Limits", "DEFAULT_LIMITS",
+           "default_client_id", "with_client_id"]
 
 ConfigLike = Union[str, bytes, Mapping[str, Any], None]
 PathLike = Union[str, bytes, "os.PathLike[str]", "os.PathLike[bytes]"]
@@ -41,6 +43,38 @@ def config_bytes(config: ConfigLike) -> bytes:
         # them with its own message (line and column), as it would from any other language.
         return json.dumps(config).encode("utf-8", "surrogatepass")
     raise TypeError(f"config must be JSON text, bytes or a dict, not {type(config).__name__}")
+
+
+def default_client_id() -> str:
+    """This process's identity for subsetting: ``WEIGHTED_CLIENT_ID`` if set, else
+    ``<hostname>:<pid>`` (a pod's hostname is its name; the pid tells apart the workers of one
+    host, a gunicorn's say)."""
+    return os.environ.get("WEIGHTED_CLIENT_ID") or f"{socket.gethostname()}:{os.getpid()}"
+
+
+def with_client_id(text: bytes, client_id: Optional[str]) -> bytes:
+    """The config with ``subset.client_id`` filled in: ``client_id`` when given, else
+    :func:`default_client_id` where the document has a ``subset`` object without one. Text that
+    is not a JSON object goes to the core unchanged, which says what is wrong with it."""
+    if client_id is not None and not isinstance(client_id, str):
+        raise TypeError(f"client_id must be a str, not {type(client_id).__name__}")
+    try:
+        doc = json.loads(text)
+    except (ValueError, UnicodeDecodeError):
+        return text
+    if not isinstance(doc, dict):
+        return text
+    subset = doc.get("subset")
+    if client_id is None:
+        if not isinstance(subset, dict) or subset.get("client_id"):
+            return text
+        client_id = default_client_id()
+    if subset is None:
+        subset = doc["subset"] = {}
+    if not isinstance(subset, dict):
+        return text  # the core refuses a subset that is not an object, naming it
+    subset["client_id"] = client_id
+    return json.dumps(doc).encode("utf-8", "surrogatepass")
 
 
 def _fspath(where: str, path: Any) -> bytes:

@@ -21,7 +21,8 @@ from typing import (Any, Callable, Dict, Iterable, Iterator, List, Mapping, Opti
 
 from . import _errors, _weighted
 from ._config import (DEFAULT_LIMITS, ConfigLike, Limits, PathLike, config_bytes,
-                      read_config_file, resolve_config, validate_config, validate_config_file)
+                      default_client_id, read_config_file, resolve_config, validate_config,
+                      validate_config_file, with_client_id)
 
 __all__ = ["Engine", "Service", "Pick", "Outcome", "EventType", "Event", "Call",
            "classify_exception", "validate_config", "validate_config_file", "resolve_config"]
@@ -169,7 +170,7 @@ class Engine(_weighted.Engine):
     """
 
     def __init__(self, config: ConfigLike = None, *, clock: str = "real",
-                 path: Optional[PathLike] = None) -> None:
+                 path: Optional[PathLike] = None, client_id: Optional[str] = None) -> None:
         mode = _clock_mode(clock)
         if path is not None:
             if config is not None:
@@ -177,6 +178,9 @@ class Engine(_weighted.Engine):
             text = read_config_file("Engine", path, DEFAULT_LIMITS.max_config_bytes)
         else:
             text = config_bytes(config)
+        # Subsetting needs this client's identity: the one given, else the process's own.
+        self._client_id = client_id
+        text = with_client_id(text, client_id)
         super().__init__(text, mode, False)
         self._limits = Limits(text)
         self._services: Dict[str, Service] = {}
@@ -186,21 +190,26 @@ class Engine(_weighted.Engine):
         _live_engines.add(self)
 
     @classmethod
-    def from_json(cls, text: Union[str, bytes], *, clock: str = "real") -> "Engine":
+    def from_json(cls, text: Union[str, bytes], *, clock: str = "real",
+                  client_id: Optional[str] = None) -> "Engine":
         """An engine from config JSON text (a str, or bytes of UTF-8)."""
-        return cls(text, clock=clock)
+        return cls(text, clock=clock, client_id=client_id)
 
     @classmethod
-    def from_dict(cls, config: Mapping[str, Any], *, clock: str = "real") -> "Engine":
-        """An engine from a config dict (the same document as the JSON file)."""
-        return cls(dict(config), clock=clock)
+    def from_dict(cls, config: Mapping[str, Any], *, clock: str = "real",
+                  client_id: Optional[str] = None) -> "Engine":
+        """An engine from a config dict (the same document as the JSON file). ``client_id``
+        (default: :func:`weighted.default_client_id` where the config has a ``subset``
+        without one) becomes ``subset.client_id``."""
+        return cls(dict(config), clock=clock, client_id=client_id)
 
     @classmethod
-    def from_file(cls, path: PathLike, *, clock: str = "real") -> "Engine":
+    def from_file(cls, path: PathLike, *, clock: str = "real",
+                  client_id: Optional[str] = None) -> "Engine":
         """An engine from a config file: :class:`weighted.ConfigFileError` if it cannot be read,
         :class:`weighted.LimitError` if it is larger than ``limits.max_config_bytes`` (1 MiB)."""
         return cls(read_config_file("Engine.from_file", path, DEFAULT_LIMITS.max_config_bytes),
-                   clock=clock)
+                   clock=clock, client_id=client_id)
 
     # -- lifetime --------------------------------------------------------------------------------
     def __enter__(self) -> "Engine":
@@ -222,7 +231,7 @@ class Engine(_weighted.Engine):
     # -- config ----------------------------------------------------------------------------------
     def reload(self, config: ConfigLike) -> None:
         """Replaces the config at run time; an invalid one raises ConfigError and the old stays."""
-        text = config_bytes(config)
+        text = with_client_id(config_bytes(config), self._client_id)
         with self._limits.replacing(text):
             self._reload(text)
 

@@ -19,7 +19,7 @@ namespace {
 int Usage() {
   std::fprintf(stderr,
                "usage: weighted-sim SCENARIO.json [--policy NAME ...] [--out DIR] [--seed N]\n"
-               "                    [--engines VARIANTS.json]\n"
+               "                    [--engines VARIANTS.json] [--no-oracle]\n"
                "policies:\n");
   for (const auto& n : weighted_sim::PolicyNames())
     std::fprintf(stderr, "  %-24s %s\n", n.c_str(),
@@ -51,6 +51,7 @@ int main(int argc, char** argv) {
     else if (a == "--out") out_dir = argv[++i];
     else if (a == "--seed") options.seed = std::stoull(argv[++i]);
     else if (a == "--engines") engines_path = argv[++i];
+    else if (a == "--no-oracle") options.oracle = false;
     else if (a == "-h" || a == "--help") return Usage();
     else if (scenario_path.empty() && a.rfind("--", 0) != 0) scenario_path = a;
     else return Usage();

@@ -45,6 +45,8 @@ class Engine final : public Policy {
  public:
   Engine(const PolicyEnv& env, const char* config_json) : ids_(env.ids) {
     nlohmann::json config = nlohmann::json::parse(config_json);
+    // The fleet's client-side config over the variant's (a fleet can set "sim" too).
+    if (!env.client_config.empty()) config.merge_patch(nlohmann::json::parse(env.client_config));
     if (auto it = config.find("sim"); it != config.end()) {
       const std::string feed = it->value("resources", std::string("scrape"));
       if (feed == "header") feed_ = Feed::kHeader;
@@ -53,7 +55,13 @@ class Engine final : public Policy {
         throw std::invalid_argument("sim.resources: \"" + feed + "\" is not scrape, header or none");
       config.erase(it);
     }
+    if (auto sub = config.find("subset"); sub != config.end() && sub->is_object() &&
+                                         !sub->contains("client_id") && !env.client_id.empty())
+      (*sub)["client_id"] = env.client_id;
     config["seed"] = env.seed | 1;  // 0 would mean "random per engine"
+    // Events reach the simulator through the callback; the pollable queue would only keep
+    // each engine's last 1,024 (endpoint_added x 500 at start, 10,000 engines: ~0.5 GB).
+    if (!config.contains("events")) config["events"] = {{"queue_capacity", 1}};
     const std::string text = config.dump();
     Check(wt_engine_create(text.data(), text.size(), WT_CLOCK_MANUAL, &engine_), "wt_engine_create");
     Check(wt_engine_set_event_callback(engine_, &Engine::Count, this, nullptr), "wt_engine_set_event_callback");
@@ -124,6 +132,7 @@ class Engine final : public Policy {
           "wt_service_report_resources");
   }
 
+  bool WantsReports() const override { return feed_ == Feed::kScrape; }
   std::vector<double> Weights() const override;
   std::optional<Decisions> Decided() const override { return decided_; }
 

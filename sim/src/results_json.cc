@@ -25,6 +25,7 @@ json ScenarioJson(const Scenario& sc, uint64_t seed) {
   for (const BackendSpec& b : sc.backends)
     backends.push_back({{"id", b.id}, {"weight", b.weight}, {"workers", b.workers}});
   j["backends"] = backends;
+  j["clients"] = sc.clients.count;
   json events = json::array();
   for (const FaultSpec& f : sc.faults) {
     events.push_back({{"t_s", f.start_s}, {"kind", "onset"}, {"backend", f.backend},

@@ -34,15 +34,16 @@ Results RunScenario(const Scenario& scenario, const RunOptions& options) {
     p.wall_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
     return p;
   };
-  PolicyResult oracle = run_one(std::string(kOracle));
+  std::optional<PolicyResult> oracle;
+  if (options.oracle) oracle = run_one(std::string(kOracle));
   for (const std::string& n : names) {
     if (n == kOracle) continue;
     r.policies.push_back(run_one(n));
   }
-  r.policies.push_back(std::move(oracle));
-  const RunOutput& truth = r.policies.back().run;
+  if (oracle) r.policies.push_back(std::move(*oracle));
   for (PolicyResult& p : r.policies) {
-    p.summary = Summarize(scenario, p.run, truth);
+    p.summary = Summarize(scenario, p.run, options.oracle ? r.policies.back().run : p.run);
+    if (!options.oracle) p.summary.recoveries.clear();
     if (!options.series) p.run.series = Series{};
     p.run.latencies_ms.clear();
     p.run.latencies_ms.shrink_to_fit();
@@ -65,6 +66,7 @@ std::string RunScenarioJson(std::string_view scenario_json, std::string_view opt
       if (k == "policies") options.policies = v.get<std::vector<std::string>>();
       else if (k == "seed") options.seed = v.get<uint64_t>();
       else if (k == "series") options.series = v.get<bool>();
+      else if (k == "oracle") options.oracle = v.get<bool>();
       else if (k == "engine_configs") AddEngineConfigs(v.dump(), &scenario);
       else throw std::invalid_argument("options: unknown key '" + k + "'");
     }

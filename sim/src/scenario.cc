@@ -144,7 +144,8 @@ Scenario ParseScenario(std::string_view text) {
     throw std::invalid_argument(fmt::format("scenario is not JSON: {}", e.what()));
   }
   CheckKeys(j, {"name", "description", "duration_s", "seed", "report_interval_s",
-                "backend_defaults", "backends", "faults", "load", "policies", "engine_configs"},
+                "backend_defaults", "backends", "faults", "load", "clients", "policies",
+                "engine_configs"},
             "$");
   Scenario s;
   try {
@@ -168,6 +169,19 @@ Scenario ParseScenario(std::string_view text) {
                                       fmt::format("$.faults[{}]", i)));
     }
     if (j.contains("load")) s.load = ParseLoad(j.at("load"), "$.load");
+    if (j.contains("clients")) {
+      const json& c = j.at("clients");
+      CheckKeys(c, {"count", "config"}, "$.clients");
+      s.clients.count = static_cast<int>(Num(c, "count", 1, "$.clients", 1, 1e6));
+      if (c.contains("config")) {
+        if (!c.at("config").is_object()) Fail("$.clients.config", "must be a config object");
+        s.clients.config = c.at("config").dump();
+      }
+      if (s.load.kind == LoadSpec::Kind::kClosed && s.load.callers < s.clients.count)
+        Fail("$.load.callers", fmt::format("{} closed-loop callers cannot be spread over {} "
+                                           "clients: every client needs at least one",
+                                           s.load.callers, s.clients.count));
+    }
     if (j.contains("policies")) s.policies = j.at("policies").get<std::vector<std::string>>();
     if (j.contains("engine_configs")) AddEngineConfigs(j.at("engine_configs").dump(), &s);
   } catch (const json::exception& e) {

@@ -32,6 +32,7 @@ struct Request {
   int64_t sent_ns = 0;
   Pick pick;
   int caller = -1;              // -1: open loop
+  int client = 0;               // which client of the fleet sent it
   bool answered = false;        // the client has its answer (or gave up)
   bool server_error = false;    // the backend will answer 5xx after the service time
   Outcome early = Outcome::kHttp5xx;  // outcome of an answer that needs no worker
@@ -65,7 +66,19 @@ class Sim {
     env.truth = &truth_;
     env.timeout_ms = sc.load.timeout_ms;
     env.engine_configs = &sc_.engine_configs;
-    policy_ = MakePolicy(policy, env);
+    env.client_config = sc.clients.config;
+    for (int c = 0; c < sc.clients.count; ++c) {
+      // Client 0 keeps the single client's seed, so a fleet of one is the plain run.
+      if (c > 0) env.seed = MixSeed(seed, 7 + 1000003 * static_cast<uint64_t>(c));
+      env.client_id = "client-" + std::to_string(c);
+      policies_.push_back(MakePolicy(policy, env));
+    }
+    fleet_ = policies_.size() > 1;
+    wants_reports_ = policies_.front()->WantsReports();
+    for (const FaultSpec& f : sc.faults) {
+      if (std::find(faulty_.begin(), faulty_.end(), f.backend) == faulty_.end())
+        faulty_.push_back(f.backend);
+    }
     out_.policy = std::string(policy);
     const int seconds = static_cast<int>(std::ceil(sc.duration_s));
     out_.series.Resize(seconds, static_cast<int>(backends_.size()));
@@ -78,15 +91,29 @@ class Sim {
     while (!events_.empty()) {
       const Event e = events_.top();
       events_.pop();
-      policy_->AdvanceTo(e.t);
+      // One client: its clock follows every event. A fleet's clients each move when they act
+      // (AtClient): moving 10,000 engines' clocks on every event would cost more than the rest.
+      if (!fleet_) policies_.front()->AdvanceTo(e.t);
       Dispatch(e);
     }
     Finish();
-    out_.decisions = policy_->Decided();
+    for (const auto& p : policies_) {
+      const std::optional<Policy::Decisions> d = p->Decided();
+      if (!d) continue;
+      if (!out_.decisions) out_.decisions = Policy::Decisions{};
+      out_.decisions->weight_changes += d->weight_changes;
+      out_.decisions->isolations += d->isolations;
+    }
     return std::move(out_);
   }
 
  private:
+  Policy& AtClient(int client, int64_t now) {
+    Policy& p = *policies_[static_cast<size_t>(client)];
+    if (fleet_) p.AdvanceTo(now);
+    return p;
+  }
+
   void Schedule(int64_t t, Ev type, uint64_t a = 0) {
     if (t < end_ns_ || (t == end_ns_ && (type == Ev::kReport || type == Ev::kSample)))
       events_.push(Event{t, seq_++, type, a});
@@ -143,10 +170,10 @@ class Sim {
   void CountSick(int64_t now, int chosen) {
     bool any = false;
     bool chosen_sick = false;
-    for (size_t i = 0; i < backends_.size(); ++i) {
-      if (!backends_[i].EffectsAt(now).sick) continue;
+    for (int i : faulty_) {  // only a backend with a fault can be sick
+      if (!backends_[static_cast<size_t>(i)].EffectsAt(now).sick) continue;
       any = true;
-      chosen_sick |= static_cast<int>(i) == chosen;
+      chosen_sick |= i == chosen;
     }
     out_.sent_while_sick += any ? 1 : 0;
     out_.sent_to_sick += chosen_sick ? 1 : 0;
@@ -157,7 +184,11 @@ class Sim {
     Request r;
     r.sent_ns = now;
     r.caller = caller;
-    r.pick = policy_->PickBackend(now);
+    if (fleet_) {
+      const auto n = static_cast<int>(policies_.size());
+      r.client = caller >= 0 ? caller % n : static_cast<int>(load_rng_.Uniform() * n) % n;
+    }
+    r.pick = AtClient(r.client, now).PickBackend(now);
     const int b = r.pick.backend;
     requests_.push_back(r);
     ++out_.sent;
@@ -207,7 +238,7 @@ class Sim {
     c.latency_ms = static_cast<double>(now - r.sent_ns) / kNsPerMs;
     const bool has_trailer = outcome == Outcome::kSuccess || outcome == Outcome::kHttp5xx;
     c.trailer = has_trailer ? &last_report_[b] : nullptr;
-    policy_->OnComplete(c, now);
+    AtClient(r.client, now).OnComplete(c, now);
 
     const int bin = Bin(now);
     Series& s = out_.series;
@@ -229,14 +260,21 @@ class Sim {
   void Report(int64_t now) {
     for (size_t i = 0; i < backends_.size(); ++i) {
       last_report_[i] = backends_[i].Report(now);
-      policy_->OnReport(static_cast<int>(i), last_report_[i], now);
+      if (!fleet_) policies_.front()->OnReport(static_cast<int>(i), last_report_[i], now);
+    }
+    if (fleet_ && wants_reports_) {
+      for (size_t c = 0; c < policies_.size(); ++c) {
+        Policy& p = AtClient(static_cast<int>(c), now);
+        for (size_t i = 0; i < backends_.size(); ++i) p.OnReport(static_cast<int>(i), last_report_[i], now);
+      }
     }
     Schedule(now + SecondsToNs(sc_.report_interval_s), Ev::kReport);
   }
 
   void Sample(int64_t now) {
     const int bin = Bin(now - 1);
-    const std::vector<double> w = policy_->Weights();
+    // A fleet's weights are its first client's: each client has its own.
+    const std::vector<double> w = policies_.front()->Weights();
     for (size_t i = 0; i < backends_.size(); ++i) {
       BackendSeries& bs = out_.series.backends[i];
       bs.cpu[bin] = last_report_[i].cpu;
@@ -267,7 +305,10 @@ class Sim {
   Rng load_rng_;
   std::vector<Backend> backends_;
   TruthView truth_;
-  std::unique_ptr<Policy> policy_;
+  std::vector<std::unique_ptr<Policy>> policies_;  // one per client
+  bool fleet_ = false;
+  bool wants_reports_ = false;
+  std::vector<int> faulty_;  // backends some fault names
   std::priority_queue<Event, std::vector<Event>, Later> events_;
   uint64_t seq_ = 0;
   std::vector<Request> requests_;

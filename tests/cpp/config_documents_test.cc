@@ -89,7 +89,7 @@ TEST(ConfigRoundTrip, WritesEveryKey) {
   const json j = json::parse(ConfigToJson(DefaultConfig()));
   const std::set<std::string> top = {"profile", "seed",   "controller", "window", "rules",
                                      "isolation", "guard", "panic", "slow_start", "picker",
-                                     "budget", "events",
+                                     "budget", "events", "subset",
                                       "load_report", "sources", "limits", "export"};
   std::set<std::string> got;
   for (const auto& [k, v] : j.items()) got.insert(k);
@@ -102,12 +102,13 @@ TEST(ConfigRoundTrip, WritesEveryKey) {
   EXPECT_EQ(j["slow_start"].size(), 3u);
   EXPECT_EQ(j["picker"].size(), 4u);
   EXPECT_EQ(j["events"].size(), 1u);
+  EXPECT_EQ(j["subset"].size(), 6u);
   EXPECT_EQ(j["limits"].size(), 4u);
   EXPECT_EQ(j["export"].size(), 5u);
   EXPECT_EQ(j["load_report"].size(), 4u);
   EXPECT_EQ(j["sources"].size(), 1u);
   EXPECT_EQ(j["sources"]["prometheus"].size(), 6u);
-  EXPECT_EQ(j["sources"]["prometheus"]["queries"].size(), 4u);
+  EXPECT_EQ(j["sources"]["prometheus"]["queries"].size(), 5u);
   // S-W2, spelled exactly as docs/config.md shows it.
   EXPECT_EQ(j["rules"], json::parse(R"([
       {"metric": "latency_p99", "relative": 2.0, "penalty": 0.3},

@@ -139,6 +139,7 @@ TEST(ConfigKeys, EveryFieldOfConfigHasAKey) {
       {"picker", FieldCount<Config::Picker>()},
       {"budget", FieldCount<Config::Budget>()},
       {"events", FieldCount<Config::Events>()},
+      {"subset", FieldCount<Config::Subset>()},
       {"load_report", FieldCount<Config::LoadReport>()},
       {"sources", FieldCount<Config::Sources>()},
       {"sources/prometheus", FieldCount<Config::Sources::Prometheus>()},

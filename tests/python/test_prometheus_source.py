@@ -106,3 +106,65 @@ def test_prometheus_source_feeds_endpoints_and_survives_an_outage(tmp_path):
             engine.close()
         for b in backends:
             b.stop()
+
+
+COUNTING_BACKEND = textwrap.dedent('''
+    import sys, threading, time
+    from prometheus_client import Counter, start_http_server
+
+    # What a server's own request metrics count over every client: `fail` of each 100 answers
+    # are 5xx, at 100 requests per second.
+    requests = Counter("app_requests", "answered requests", ["code"])
+    fail = int(sys.argv[2])
+    start_http_server(int(sys.argv[1]), addr="127.0.0.1")
+    while True:
+        requests.labels("500").inc(fail)
+        requests.labels("200").inc(100 - fail)
+        time.sleep(1.0)
+''')
+
+FLEET_ERROR_RATE = ('sum by (instance) (rate(app_requests_total{code=~"5.."}[4s]))'
+                    ' / sum by (instance) (rate(app_requests_total[4s]))')
+
+
+def test_prometheus_source_reads_the_fleets_error_rate(tmp_path):
+    """The error_rate query (a fleet-wide sum by instance over the servers' own counters)
+    reaches each endpoint as window.server_error_rate, though this client sent it nothing."""
+    (tmp_path / "backend.py").write_text(COUNTING_BACKEND)
+    ports = [free_port(), free_port()]
+    failing = {ports[0]: 15, ports[1]: 0}
+    backends = []
+    engine = None
+    try:
+        for p in ports:
+            backends.append(python_server(str(tmp_path), ["backend.py", str(p), str(failing[p])], p))
+        ids = [f"127.0.0.1:{p}" for p in ports]
+        prom_port = free_port()
+        with running(_prometheus(tmp_path, prom_port, ids), prom_port,
+                     log=str(tmp_path / "prometheus.log")):
+            engine = weighted.Engine.from_dict({
+                "seed": 1, "controller": {"interval_ms": 100},
+                "sources": {"prometheus": {
+                    "url": f"http://127.0.0.1:{prom_port}", "interval_ms": 200,
+                    "timeout_ms": 200, "label": "instance",
+                    "queries": {"error_rate": FLEET_ERROR_RATE}}}}, clock="real")
+            svc = engine.service("api")
+            svc.set_endpoints({i: 1 for i in ids})
+
+            def rates():
+                return [endpoint_view(engine, "api", i)["window"]["server_error_rate"]
+                        for i in ids]
+            # rate() needs two scrapes in its range: a few seconds after Prometheus starts.
+            wait_until(lambda: all(r is not None for r in rates()), 60,
+                       "both backends' error rates in the engine")
+            sick, healthy = rates()
+            assert abs(sick - 0.15) < 1e-9 and healthy == 0.0, (sick, healthy)
+            src = engine.snapshot()["sources"][0]
+            assert src["state"] == "fresh" and src["matched"] == 2, src
+            # The client's own window saw nothing: the figure is the servers' alone.
+            assert endpoint_view(engine, "api", ids[0])["window"]["requests"] == 0
+    finally:
+        if engine is not None:
+            engine.close()
+        for b in backends:
+            b.stop()

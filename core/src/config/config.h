@@ -69,6 +69,13 @@ enum class ResourceSource : uint8_t {
   kClient,  // the caller's report wins; server reports fill the resources it does not report
 };
 
+// Which of a service's endpoints this client uses (subsetting).
+enum class SubsetMode : uint8_t {
+  kOff,    // every endpoint
+  kFixed,  // subset.size endpoints
+  kAuto,   // as many as keep subset.auto_min_requests results per endpoint per window
+};
+
 enum class PickMode : uint8_t {
   kWeighted,   // exact: frequencies equal weights in expectation (alias table)
   kLoadAware,  // two candidates drawn by weight; lower (in_flight + 1) x latency EWMA wins
@@ -157,6 +164,23 @@ struct Config {
     uint32_t queue_capacity = 1024;
   } events;
 
+  // A deterministic subset of each service's endpoints for this client (docs/config.md,
+  // "subset"): many clients each with a few endpoints, so that each endpoint a client uses
+  // carries enough of its traffic to be judged. Off by default: one client, all endpoints.
+  struct Subset {
+    SubsetMode mode = SubsetMode::kOff;
+    std::string client_id;  // required when mode is not off: the hash's key for this client
+    uint32_t size = 20;     // kFixed: endpoints per client (all of them if the set is smaller)
+    // kAuto: the size is the service's results per window / this, at least min_size. 100
+    // results at 15% failures hold ~15 errors, where the default error rule (1%) cannot miss.
+    uint32_t auto_min_requests = 100;
+    // Finagle's deterministic aperture keeps at least 12 peers, so that one sick endpoint
+    // never holds more than a twelfth of a client's traffic.
+    uint32_t min_size = 12;
+    // Comma-separated service names the subset applies to; "" = every service.
+    std::string services;
+  } subset;
+
   // Load reports servers send on their responses (the endpoint-load-metrics header, ORCA's
   // fields): which resources they feed and how long a report counts.
   struct LoadReport {
@@ -183,6 +207,9 @@ struct Config {
       std::string label = "instance";  // the series label whose value is an endpoint id
       struct Queries {  // PromQL instant queries, one per resource; "" = not queried
         std::string cpu, memory, thread_pool, connection_pool;
+        // The server's own error rate, a fraction per endpoint: with every client's traffic
+        // summed, what no single client of a fleet sees.
+        std::string error_rate;
       } queries;
     } prometheus;
   } sources;

@@ -208,6 +208,12 @@ void CheckConsistency(const json& doc, const Config& c) {
                               "of its window, so lengthen the interval or shorten the window",
                               b.window_ms, kMaxWindowSlots, c.controller.interval_ms));
   }
+  if (c.subset.mode != SubsetMode::kOff && c.subset.client_id.empty()) {
+    Contradiction(doc, {"/subset/client_id", "/subset/mode"},
+                  "subset.mode is not \"off\" but subset.client_id is empty: the subset is "
+                  "chosen by the client's id, and clients without one would all use the same "
+                  "endpoints (set it to the instance id)");
+  }
   const Config::Sources::Prometheus& prom = c.sources.prometheus;
   if (prom.timeout_ms > prom.interval_ms) {
     Contradiction(doc, {"/sources/prometheus/timeout_ms", "/sources/prometheus/interval_ms"},
@@ -223,10 +229,10 @@ void CheckConsistency(const json& doc, const Config& c) {
   }
   const auto& q = prom.queries;
   if (!prom.url.empty() && q.cpu.empty() && q.memory.empty() && q.thread_pool.empty() &&
-      q.connection_pool.empty()) {
+      q.connection_pool.empty() && q.error_rate.empty()) {
     Contradiction(doc, {"/sources/prometheus/queries", "/sources/prometheus/url"},
                   "sources.prometheus.url is set but no query is: give at least one of "
-                  "queries.cpu, memory, thread_pool, connection_pool");
+                  "queries.cpu, memory, thread_pool, connection_pool, error_rate");
   }
   for (size_t i = 0; i < c.rules.size(); ++i) {
     const Rule& r = c.rules[i];

@@ -33,13 +33,17 @@ static_assert(static_cast<int>(PickMode::kLoadAware) == 1);
 constexpr std::string_view kResourceSourceNames[] = {"server", "client"};
 static_assert(static_cast<int>(ResourceSource::kServer) == 0);
 static_assert(static_cast<int>(ResourceSource::kClient) == 1);
+constexpr std::string_view kSubsetModeNames[] = {"off", "fixed", "auto"};
+static_assert(static_cast<int>(SubsetMode::kOff) == 0);
+static_assert(static_cast<int>(SubsetMode::kFixed) == 1);
+static_assert(static_cast<int>(SubsetMode::kAuto) == 2);
 
 // The document's sections in the order ConfigToJson writes them, a nested one after its parent
 // (named by its path); "rules" is the array of rule objects, read and written by
 // config_json.cc's own code.
 constexpr std::string_view kSectionNames[] = {
     "controller", "window", "rules",   "isolation",          "guard",   "panic",
-    "slow_start", "picker", "budget", "events",  "load_report",        "sources",
+    "slow_start", "picker", "budget", "events",  "subset",   "load_report",        "sources",
     "sources/prometheus",   "sources/prometheus/queries",    "limits",
     "export"};
 
@@ -89,6 +93,22 @@ std::string_view ControlProblem(std::string_view v) {
   return "";
 }
 
+// Service names joined by commas: each 1..256 bytes, no spaces around them.
+std::string_view ServiceListProblem(std::string_view v) {
+  if (std::string_view bad = ControlProblem(v); !bad.empty()) return bad;
+  if (v.empty()) return "";
+  size_t start = 0;
+  while (true) {
+    const size_t comma = v.find(',', start);
+    const std::string_view name = v.substr(start, comma == std::string_view::npos
+                                                      ? std::string_view::npos : comma - start);
+    if (name.empty()) return "holds an empty service name (two commas, or one at an end)";
+    if (name.front() == ' ' || name.back() == ' ')
+      return "holds a service name with a space at an end (names are separated by ',' alone)";
+    if (comma == std::string_view::npos) return "";
+    start = comma + 1;
+  }
+}
 // Every integer key has a closed range: ReadInt takes its two ends.
 constexpr Range Ints(int64_t lo, int64_t hi) {
   return {static_cast<double>(lo), static_cast<double>(hi)};
@@ -146,6 +166,7 @@ constexpr auto kEvents = &C::events;
 constexpr auto kLimits = &C::limits;
 constexpr auto kExport = &C::exports;
 constexpr auto kLoadReport = &C::load_report;
+constexpr auto kSubset = &C::subset;
 constexpr auto kSources = &C::sources;
 constexpr auto kProm = &C::Sources::prometheus;
 constexpr auto kQueries = &C::Sources::Prometheus::queries;
@@ -226,6 +247,19 @@ constexpr Key kKeys[] = {
     Int<kEvents, &C::Events::queue_capacity>("events", "queue_capacity", 1, kMaxCount,
         "events kept for polling; when full the oldest are dropped and counted"),
 
+    Enum<kSubset, &C::Subset::mode>("subset", "mode", kSubsetModeNames,
+        "which endpoints of a service this client uses: all, a fixed number, or sized by traffic"),
+    Str<kSubset, &C::Subset::client_id>("subset", "client_id", 0, 256, ControlProblem,
+        "this client's identity, which chooses its subset; required unless mode is off"),
+    Int<kSubset, &C::Subset::size>("subset", "size", 1, kMaxCount,
+        "fixed mode: endpoints per client (every endpoint when the service has fewer)"),
+    Int<kSubset, &C::Subset::auto_min_requests>("subset", "auto_min_requests", 1, kMaxCount,
+        "auto mode: results per endpoint per window the size aims at"),
+    Int<kSubset, &C::Subset::min_size>("subset", "min_size", 1, kMaxCount,
+        "auto mode: fewest endpoints per client"),
+    Str<kSubset, &C::Subset::services>("subset", "services", 0, 65536, ServiceListProblem,
+        "comma-separated services the subset applies to; \"\" = every service"),
+
     Enum<kLoadReport, &C::LoadReport::prefer>("load_report", "prefer", kResourceSourceNames,
         "which report of a resource the rules read when the server and the client both have one"),
     Int<kLoadReport, &C::LoadReport::max_age_ms>("load_report", "max_age_ms", 1, kDayMs,
@@ -258,6 +292,9 @@ constexpr Key kKeys[] = {
     Str<kSources, kProm, kQueries, &Prom::Queries::connection_pool>(
         "sources/prometheus/queries", "connection_pool", 0, kMaxQueryBytes, QueryProblem,
         "PromQL for connection-pool use (in use / max) per endpoint"),
+    Str<kSources, kProm, kQueries, &Prom::Queries::error_rate>(
+        "sources/prometheus/queries", "error_rate", 0, kMaxQueryBytes, QueryProblem,
+        "PromQL for the server's error rate (errors / requests, all clients) per endpoint"),
 
     Int<kLimits, &C::Limits::max_config_bytes>("limits", "max_config_bytes", kMinConfigBytes,
         kBuiltInConfigBytes, "largest config document; can only be lowered"),

@@ -76,6 +76,8 @@ void EncodeEndpoint(const Endpoint& ep, const Evaluation& eval, uint32_t index, 
   r.has_rps = rates.has_rps;
   r.has_eps = rates.has_eps;
   r.rates_at_ns = rates.at_ns;
+  r.server_error_rate = s.server_error_rate;
+  r.server_error_known = s.server_error_known;
   r.inflight = ep.load.InFlight();
   r.share = c.share;
   r.cycle_results = c.cycle_results;
@@ -89,6 +91,7 @@ void EncodeEndpoint(const Endpoint& ep, const Evaluation& eval, uint32_t index, 
   r.state = static_cast<uint8_t>(c.state);
   r.known = c.known;
   r.slow_start = c.slow_start;
+  r.in_subset = ep.in_subset;
   out.Pod(r);
   out.String(ep.id);
   for (const RuleHit& h : eval.hits) {
@@ -172,7 +175,9 @@ void RenderWindow(const EndpointRecord& r, JsonWriter& w) {
   for (int i = 0; i < kResources; ++i) {
     Nullable(w.Key(ResourceName(i)), r.server_known[i], r.server_resources[i]);
   }
-  w.EndObject().EndObject();
+  w.EndObject();
+  Nullable(w.Key("server_error_rate"), r.server_error_known, r.server_error_rate);
+  w.EndObject();
 }
 
 // The servers' reports on this endpoint: how many, how many refused, the last rates and ages.
@@ -207,7 +212,8 @@ bool RenderEndpoint(ByteSource& in, int64_t now, bool load_aware, JsonWriter& w)
   const auto state = static_cast<State>(r.state);
   w.BeginObject().Key("id").String(id).Key("index").Uint(r.index).Key("key").Uint(r.key);
   w.Key("state").String(StateName(state)).Key("known").Bool(r.known);
-  w.Key("slow_start").Bool(r.slow_start).Key("base_weight").Double(r.base);
+  w.Key("slow_start").Bool(r.slow_start).Key("in_subset").Bool(r.in_subset);
+  w.Key("base_weight").Double(r.base);
   w.Key("weight").Double(r.weight).Key("target").Double(r.target);
   w.Key("effective_weight").Double(r.effective).Key("penalty").Double(r.penalty);
   w.Key("rules").BeginArray();
@@ -302,8 +308,7 @@ bool RenderGuard(ByteSource& in, JsonWriter& w) {
   return true;
 }
 
-bool RenderServices(ByteSource& in, int64_t now, bool load_aware, uint64_t version,
-                    JsonWriter& w) {
+bool RenderServices(ByteSource& in, int64_t now, bool load_aware, JsonWriter& w) {
   w.Key("services").BeginArray();
   for (uint64_t n = 0;; ++n) {
     uint64_t more;
@@ -320,13 +325,13 @@ bool RenderServices(ByteSource& in, int64_t now, bool load_aware, uint64_t versi
     w.Key("removed_totals").BeginObject();
     for (int o = 0; o < kOutcomes; ++o) w.Key(OutcomeName(o)).Uint(s.removed_totals[o]);
     w.EndObject();
-    if (version < kFirstVersionWithBudget) {
-      // An older writer's record has neither: the shape stays the same.
-      w.Key("budget").Null().Key("guard").Null();
-    } else if (!RenderBudget(in, w) || !RenderGuard(in, w)) {
+    if (!RenderBudget(in, w) || !RenderGuard(in, w)) {
       in.Within(fmt::format("service {}", Quoted(name)));
       return false;
     }
+    w.Key("subset");
+    if (s.subset_size == 0) w.Null();
+    else w.BeginObject().Key("size").Uint(s.subset_size).Key("of").Uint(s.subset_of).EndObject();
     w.Key("endpoints").BeginArray();
     for (uint64_t i = 0; i < s.endpoints; ++i) {
       if (!RenderEndpoint(in, now, load_aware, w)) {
@@ -400,6 +405,8 @@ size_t EncodeSnapshot(Engine& engine, ByteSink& out, const HistoryPointHeader* h
       r.bad_load_reports = s.bad_load_reports();
       for (int o = 0; o < kOutcomes; ++o) r.removed_totals[o] = s.removed_total(o);
       r.endpoints = end - first;
+      r.subset_size = s.subset_size();
+      r.subset_of = s.endpoints().size();
       out.Pod(kMoreServices);
       out.Pod(r);
       out.String(s.name());
@@ -446,7 +453,7 @@ std::string RenderSnapshot(std::string_view record, std::string* json) {
     w.Key("dropped").Uint(head.events_dropped).EndObject();
     // The metric sources the engine polls itself: freshness and the last error of each.
     ok = RenderSources(in, head.sources, w) &&
-         RenderServices(in, head.now_ns, head.load_aware != 0, head.version, w);
+         RenderServices(in, head.now_ns, head.load_aware != 0, w);
     w.EndObject();
   }
   *json = w.Take();

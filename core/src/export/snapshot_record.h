@@ -11,8 +11,7 @@
 // zeros to the next multiple of 8):
 //   SnapshotHead, str profile,
 //   per source (head.sources): SourceRecord, str name, url, state, last_error, library,
-//   per service: u64 1, ServiceRecord, str name, BudgetRecord and GuardRecord (writers of 2.2
-//     and later),
+//   per service: u64 1, ServiceRecord, str name, BudgetRecord, GuardRecord,
 //     per endpoint (service.endpoints): EndpointRecord, str id, HitRecord x endpoint.hits,
 //   u64 0 (no more services).
 // A reader treats a record as hostile input: every count is checked against the bytes left,
@@ -51,18 +50,18 @@ struct ServiceRecord {
   uint64_t epoch, panic, stale_reports, bad_load_reports;
   uint64_t removed_totals[kOutcomes];
   uint64_t endpoints;
+  uint64_t subset_size;  // endpoints in this client's subset; 0: no subset
+  uint64_t subset_of;    // the service's endpoints, of which the subset is chosen
 };
 
-// The capacity guard's last cycle (model/guard.h); flags: 1 enabled, 2 headroom known. Written
-// after the BudgetRecord by writers of 2.2 and later.
+// The capacity guard's last cycle (model/guard.h); flags: 1 enabled, 2 headroom known.
 struct GuardRecord {
   double headroom_rps, moved_rps;
   uint64_t held, flags;
 };
 static_assert(sizeof(GuardRecord) == 8 * 4);
 
-// The service's error budget (model/budget.h) as its last cycle left it. A reader renders it
-// only from a writer of version 2.2 or later (SnapshotHead::version), which wrote one.
+// The service's error budget (model/budget.h) as its last cycle left it.
 struct BudgetRecord {
   uint64_t on;  // budget.max_error_rate > 0; the rest is zero when it is off
   double max_error_rate, target_fraction;
@@ -73,7 +72,6 @@ struct BudgetRecord {
   uint64_t met, limited;
 };
 static_assert(sizeof(BudgetRecord) == 8 * 10);
-inline constexpr uint64_t kFirstVersionWithBudget = 20200;
 
 // One endpoint: the controller's view as of its last cycle and the live counters. Times are the
 // engine's nanoseconds; the renderer turns them into ages against SnapshotHead::now_ns.
@@ -87,6 +85,7 @@ struct EndpointRecord {
   double server_resources[kResources];
   uint64_t server_reports, bad_reports;
   double rps, eps;
+  double server_error_rate;  // valid when server_error_known
   int64_t rates_at_ns;  // INT64_MIN: never
   int64_t server_at_ns[kResources];
   int64_t inflight;
@@ -98,12 +97,12 @@ struct EndpointRecord {
   uint64_t forced_restores;
   uint64_t totals[kOutcomes];
   uint64_t hits;  // HitRecords after the id
-  uint8_t state, known, slow_start, has_rps, has_eps, pad0[3];
+  uint8_t state, known, slow_start, has_rps, has_eps, in_subset, server_error_known, pad0;
   uint8_t resource_known[kResources], server_known[kResources];
   uint8_t resource_origin[kResources], pad1[4];
 };
 // No padding anywhere: the bytes written are exactly the fields (and the hash covers them all).
-static_assert(sizeof(EndpointRecord) == 8 * (2 + 5 + 1 + kOutcomes + 4 + 2 * kResources + 2 + 2 +
+static_assert(sizeof(EndpointRecord) == 8 * (2 + 5 + 1 + kOutcomes + 4 + 2 * kResources + 2 + 3 +
                                              1 + kResources + 1 + 1 + 1 + 1 + 2 + 1 + 1 +
                                              kOutcomes + 1) + 24);
 

@@ -19,12 +19,11 @@ namespace weighted::state_format {
 inline constexpr char kMagic[8] = {'W', 'T', 'S', 'T', 'A', 'T', 'E', '\0'};
 // 2: the snapshot slots hold a binary record (snapshot_record.h) that the reader renders as the
 // snapshot JSON; in 1 they held the JSON itself.
-// 3: each service's record carries its error budget and the capacity guard's verdict
-// (snapshot_record.h, BudgetRecord and GuardRecord); the header is 2's. A reader reads 2 as
-// well: a 2.x file comes from a library older than 2.2, whose records the renderer tells by the
-// writer's version.
+// 3: each service's record carries its error budget, the capacity guard's verdict and the
+// client's subset, each endpoint's its server-reported error rate and subset membership
+// (snapshot_record.h); the header is 2's.
 inline constexpr uint32_t kMajor = 3;        // a reader refuses a major outside [kOldestMajor, kMajor]
-inline constexpr uint32_t kOldestMajor = 2;
+inline constexpr uint32_t kOldestMajor = 3;
 inline constexpr uint32_t kMinor = 0;  // additions only: fields at the end of the header
 inline constexpr uint32_t kEndianTag = 0x01020304;
 inline constexpr uint64_t kHeaderBytes = 4096;

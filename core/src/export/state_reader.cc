@@ -61,6 +61,10 @@ std::string CheckHeader(const sf::Header& h, uint64_t size) {
   if (std::memcmp(h.magic, sf::kMagic, sizeof h.magic) != 0) return "bad magic";
   if (h.endian_tag != sf::kEndianTag) return "written on a machine of the other byte order";
   if (h.major < sf::kOldestMajor || h.major > sf::kMajor) {
+    if (sf::kOldestMajor == sf::kMajor) {
+      return fmt::format("format version {}.{}; this library reads {}.x", h.major, h.minor,
+                         sf::kMajor);
+    }
     return fmt::format("format version {}.{}; this library reads {}.x to {}.x", h.major, h.minor,
                        sf::kOldestMajor, sf::kMajor);
   }

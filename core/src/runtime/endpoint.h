@@ -25,6 +25,9 @@ struct alignas(64) Endpoint {
 
   const std::string id;
   ControlState ctl;
+  // In this client's subset of the service (config "subset"); always true without one. Only
+  // the controller reads and writes it, under the service's mutex.
+  bool in_subset = true;
 };
 
 }  // namespace weighted

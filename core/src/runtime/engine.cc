@@ -176,9 +176,13 @@ Status Engine::RemoveService(const char* where, Service* svc) {
 }
 
 size_t Engine::RecordFromSource(std::string_view id, int resource, double value) {
+  size_t n = 0;
+  if (resource == kSourceErrorRate) {
+    ForEachService([&](Service& svc) { n += svc.RecordServerErrorRateById(id, value); });
+    return n;
+  }
   std::array<double, kResources> values{};
   values[resource] = value;
-  size_t n = 0;
   ForEachService([&](Service& svc) { n += svc.RecordServerById(id, 1u << resource, values); });
   return n;
 }

@@ -27,7 +27,8 @@ bool SameSource(const Config::Sources::Prometheus& a, const Config::Sources::Pro
   return a.url == b.url && a.interval_ms == b.interval_ms && a.timeout_ms == b.timeout_ms &&
          a.stale_ms == b.stale_ms && a.label == b.label && a.queries.cpu == b.queries.cpu &&
          a.queries.memory == b.queries.memory && a.queries.thread_pool == b.queries.thread_pool &&
-         a.queries.connection_pool == b.queries.connection_pool;
+         a.queries.connection_pool == b.queries.connection_pool &&
+         a.queries.error_rate == b.queries.error_rate;
 }
 
 // The source's reason JSON for its events.
@@ -158,17 +159,22 @@ std::optional<SourceView> PrometheusSource::View() const {
 }
 
 std::string PrometheusSource::Poll(const Config::Sources::Prometheus& cfg, HttpGet& http) {
-  const std::string* queries[kResources] = {&cfg.queries.cpu, &cfg.queries.memory,
-                                            &cfg.queries.thread_pool,
-                                            &cfg.queries.connection_pool};
+  // By RecordFn index: the resources, then the error rate (kSourceErrorRate).
+  const std::string* queries[kResources + 1] = {&cfg.queries.cpu, &cfg.queries.memory,
+                                                &cfg.queries.thread_pool,
+                                                &cfg.queries.connection_pool,
+                                                &cfg.queries.error_rate};
   std::string first_error;
   uint64_t series = 0, matched = 0;
   std::string base = cfg.url;
   while (!base.empty() && base.back() == '/') base.pop_back();
-  for (int i = 0; i < kResources; ++i) {
+  for (int i = 0; i <= kResources; ++i) {
     if (queries[i]->empty() || stop_) continue;
     const auto fail = [&](const std::string& why) {
-      if (first_error.empty()) first_error = fmt::format("{} query: {}", ResourceName(i), why);
+      if (first_error.empty()) {
+        first_error = fmt::format("{} query: {}",
+                                  i == kSourceErrorRate ? "error_rate" : ResourceName(i), why);
+      }
     };
     long status = 0;
     std::string body;

@@ -63,9 +63,13 @@ struct SourceView {
 std::string ParseVector(std::string_view body, std::string_view label, bool cap,
                         std::vector<std::pair<std::string, double>>* out, std::string* skipped);
 
+// What RecordFn's `resource` is for the error-rate query: not a resource, the fleet's view of
+// the server's failures.
+inline constexpr int kSourceErrorRate = kResources;
+
 class PrometheusSource {
  public:
-  // Records one resource of the endpoint with this id in every service that has it; returns how
+  // Records one resource (or kSourceErrorRate) of the endpoint with this id in every service that has it; returns how
   // many endpoints took it. Raises engine-wide events.
   using RecordFn = std::function<size_t(std::string_view id, int resource, double value)>;
   using EventFn = std::function<void(std::vector<PendingEvent>)>;

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "model/weights.h"
+#include "runtime/subset.h"
 #include "util/quoted.h"
 #include "util/utf8.h"
 
@@ -147,6 +148,7 @@ Status Service::SetEndpoints(const char* where, const SpecArray& specs, wt_relea
   controls_.clear();
   for (Endpoint* ep : endpoints_) controls_.push_back(&ep->ctl);
   had_endpoints_ = had_endpoints_ || count > 0;
+  ChooseSubset(cfg);
   auto m = std::make_shared<Membership>();
   m->epoch = ++epoch_;
   m->endpoints = endpoints_;
@@ -196,6 +198,16 @@ void Service::Cycle(const Config& cfg, int64_t now, std::vector<PendingEvent>* e
   for (Endpoint* ep : endpoints_) before.Add(ep->load);
   for (Endpoint* ep : endpoints_) {
     ControlState& c = ep->ctl;
+    if (!ep->in_subset) {
+      // Outside the subset only stray results arrive (picks made before it left, or in a
+      // panic's round-robin); they wait in its recorder (counted in its totals) for the cycle
+      // after it rejoins. Its window is not kept, and never allocated for an endpoint never in
+      // the subset: at 500 endpoints windows were a third of an engine's memory and most of
+      // its cycle. The load estimate still ages, so a panic pick's in-flight count expires.
+      c.cycle_results = 0;
+      ep->load.NewCycle(cycles_, scratch_, cfg.isolation.exit_min_probes, before.Steady());
+      continue;
+    }
     CycleSample& sample = c.window.Next(slots);
     ep->stats.Drain(&sample);  // drains into the window's oldest slot, reused
     c.cycle_results = 0;
@@ -211,6 +223,8 @@ void Service::Cycle(const Config& cfg, int64_t now, std::vector<PendingEvent>* e
     for (int i = 0; i < kResources; ++i) server_at[i] = ep->stats.ServerReportedAt(i);
     ResolveResources(cfg.load_report.prefer, cfg.load_report.max_age_ms * kNsPerMs, now,
                      server_at, &c.stats);
+    c.stats.server_error_known = ep->stats.ServerErrorRate(
+        now, cfg.load_report.max_age_ms * kNsPerMs, &c.stats.server_error_rate);
   }
   FleetFailures after;
   for (Endpoint* ep : endpoints_) after.Add(ep->load);
@@ -218,11 +232,15 @@ void Service::Cycle(const Config& cfg, int64_t now, std::vector<PendingEvent>* e
   for (Endpoint* ep : endpoints_) {
     ep->ctl.share = results > 0 ? double(ep->ctl.cycle_results) / double(results) : 0.0;
   }
-  JudgeFleet(cfg, controls_, &judged_);
+  ChooseSubset(cfg);
+  // Endpoints outside the subset get no traffic: judging them would only call them unknown,
+  // and stepping them would move weights no pick reads.
+  JudgeFleet(cfg, active_, &judged_);
   const uint32_t held_before = guard_.held;
-  guard_ = GuardFleet(cfg, double(cfg.controller.interval_ms) / 1000.0, controls_);
+  guard_ = GuardFleet(cfg, double(cfg.controller.interval_ms) / 1000.0, active_);
   std::string held_ids;
-  for (Endpoint* ep : endpoints_) {
+  for (uint32_t i : active_index_) {
+    Endpoint* ep = endpoints_[i];
     StepEndpoint(cfg, judged_.ref, now, ep->id, ep->ctl, events);
     if (ep->ctl.slow_start && SlowStartFactor(cfg, ep->ctl.added_ns, now) >= 1) {
       ep->ctl.slow_start = false;
@@ -274,7 +292,9 @@ Evaluation Service::EvaluationOf(const Endpoint& ep) const {
 
 void Service::Republish(const Config& cfg, std::vector<PendingEvent>* events) {
   std::lock_guard lock(mu_);
-  // Weights stay, but a new panic threshold can start or end a panic.
+  // Weights stay, but a new panic threshold can start or end a panic, and a new subset config
+  // choose other endpoints.
+  ChooseSubset(cfg);
   Publish(cfg, clock_.NowNs(), events);
   reclaimer_.Collect();
 }
@@ -293,7 +313,15 @@ void Service::Publish(const Config& cfg, int64_t now, std::vector<PendingEvent>*
   s.keepalive_threshold = std::llround(cfg.picker.keepalive_share * 4294967296.0);
   s.cycle = cycles_;
 
-  const WeightPlan plan = PlanWeights(cfg, now, controls_);
+  WeightPlan plan = PlanWeights(cfg, now, active_);
+  if (subset_size_ > 0) {
+    // The plan indexes the subset; picks index the caller's whole set.
+    for (uint32_t& i : plan.main_items) i = active_index_[i];
+    for (uint32_t& i : plan.probe_items) i = active_index_[i];
+    for (Endpoint* ep : endpoints_) {
+      if (!ep->in_subset) ep->ctl.effective = 0;
+    }
+  }
   s.main.Build(plan.main_items, plan.main_weights);
   if (!plan.probe_items.empty()) {
     s.probes.Build(plan.probe_items, plan.probe_weights);
@@ -310,6 +338,56 @@ void Service::Publish(const Config& cfg, int64_t now, std::vector<PendingEvent>*
   }
   Snapshot* old = snapshot_.exchange(snap, std::memory_order_seq_cst);
   if (old) reclaimer_.Retire([old] { delete old; });
+}
+
+void Service::ChooseSubset(const Config& cfg) {
+  // The service's results over the last window, as the last cycle computed them.
+  uint64_t window_results = 0;
+  for (const Endpoint* ep : endpoints_) window_results += ep->ctl.stats.requests;
+  const size_t n = endpoints_.size();
+  size_t size = n;
+  if (SubsetAppliesTo(cfg.subset, name_)) {
+    size = cfg.subset.mode == SubsetMode::kFixed
+               ? std::min<size_t>(cfg.subset.size, n)
+               : AutoSubsetSize(cfg.subset, window_results, n, subset_size_);
+  }
+  if (size == subset_size_ && epoch_ == chosen_epoch_ && cfg.subset.client_id == chosen_for_ &&
+      size < n) {
+    return;  // the same set, size and client: the same subset (rendezvous is a function of them)
+  }
+  chosen_epoch_ = epoch_;
+  chosen_for_ = cfg.subset.client_id;
+  active_.clear();
+  active_index_.clear();
+  if (size >= n) {
+    // No subset, or one that holds every endpoint: nothing to choose.
+    subset_size_ = SubsetAppliesTo(cfg.subset, name_) ? n : 0;
+    for (uint32_t i = 0; i < n; ++i) {
+      endpoints_[i]->in_subset = true;
+      active_.push_back(&endpoints_[i]->ctl);
+      active_index_.push_back(i);
+    }
+    return;
+  }
+  std::vector<std::string_view> ids;
+  ids.reserve(n);
+  for (const Endpoint* ep : endpoints_) ids.push_back(ep->id);
+  const std::vector<uint8_t> in = weighted::ChooseSubset(cfg.subset.client_id, ids, size);
+  subset_size_ = size;
+  for (uint32_t i = 0; i < n; ++i) {
+    Endpoint& ep = *endpoints_[i];
+    if (ep.in_subset && !in[i]) {
+      // Leaving: what it showed is history. Back in the subset it starts unknown, like a
+      // newcomer, rather than judged on a window from before it left.
+      ep.ctl.window.Clear();
+      ep.ctl.stats = WindowStats{};
+      ep.ctl.known = false;
+    }
+    ep.in_subset = in[i] != 0;
+    if (!in[i]) continue;
+    active_.push_back(&endpoints_[i]->ctl);
+    active_index_.push_back(i);
+  }
 }
 
 inline Status Service::Record(Endpoint* ep, double latency_ms, int outcome, const Snapshot& snap) {
@@ -478,6 +556,14 @@ bool Service::RecordServerById(std::string_view id, uint32_t present,
   Endpoint* ep = g.snap->members->Find(id);
   if (!ep) return false;
   ep->stats.RecordServerResources(present, values, clock_.NowNs());
+  return true;
+}
+
+bool Service::RecordServerErrorRateById(std::string_view id, double rate) {
+  Guarded g(*this);
+  Endpoint* ep = g.snap->members->Find(id);
+  if (!ep) return false;
+  ep->stats.RecordServerErrorRate(rate, clock_.NowNs());
   return true;
 }
 

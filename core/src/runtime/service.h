@@ -86,6 +86,8 @@ class Service {
   // A server's figures from a metric source, for the endpoint with this id if the set has it.
   bool RecordServerById(std::string_view id, uint32_t present,
                         const std::array<double, kResources>& values);
+  // A server's error rate (a fraction) from a metric source, likewise.
+  bool RecordServerErrorRateById(std::string_view id, double rate);
   Status KeyOf(const char* where, std::string_view id, uint64_t* key);
   Status IdOf(const char* where, uint64_t key, std::string* id);
 
@@ -104,6 +106,8 @@ class Service {
   uint64_t removed_total(int outcome) const { return removed_totals_[outcome].load(); }
   // The error budget's controller as of the last cycle (on: false while the budget is off).
   const BudgetState& budget() const { return budget_; }
+  // Endpoints in this client's subset; 0 when the service has no subset (every endpoint).
+  size_t subset_size() const { return subset_size_; }
   // Every rule's verdict on `ep` at the last cycle, as that cycle judged it (its rules and
   // service reference, even if a reload changed the rules since); empty before its first.
   Evaluation EvaluationOf(const Endpoint& ep) const;
@@ -115,6 +119,9 @@ class Service {
   // The cycle's step of the error budget's controller; `failures` of `results` this cycle.
   void StepErrorBudget(const Config& cfg, int64_t now, uint64_t results, uint64_t failures,
                        std::vector<PendingEvent>* events);
+  // Chooses the subset (runtime/subset.h) and the controls the model judges and plans: the
+  // subset's, or every endpoint's without one.
+  void ChooseSubset(const Config& cfg);
   // Every report path ends here; always inlined into them (a call and a returned Status cost
   // ~25 instructions per report).
   [[gnu::always_inline]] inline Status Record(Endpoint* ep, double latency_ms, int outcome,
@@ -140,7 +147,15 @@ class Service {
 
   std::mutex mu_;
   std::vector<Endpoint*> endpoints_;  // owned; in the caller's order
-  std::vector<ControlState*> controls_;  // endpoints_[i]->ctl: what the model reads and steps
+  std::vector<ControlState*> controls_;  // endpoints_[i]->ctl
+  // What the model judges, steps and plans: the subset's controls (all of controls_ without a
+  // subset), and each one's index in endpoints_ (the pick index).
+  std::vector<ControlState*> active_;
+  std::vector<uint32_t> active_index_;
+  size_t subset_size_ = 0;
+  CycleSample scratch_;  // an empty sample: endpoints outside the subset age on it
+  uint64_t chosen_epoch_ = 0;  // the set and client the subset was last chosen for
+  std::string chosen_for_;
   std::shared_ptr<const Membership> members_;
   std::vector<uint32_t> slot_incarnation_;
   std::vector<uint32_t> free_slots_;

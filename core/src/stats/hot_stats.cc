@@ -58,6 +58,28 @@ void HotStats::RecordServerRates(uint32_t present, double rps, double eps, int64
   rates_at_.store(now_ns, std::memory_order_relaxed);
 }
 
+void HotStats::RecordServerErrorRate(double rate, int64_t now_ns) {
+  source_error_bits_.store(std::bit_cast<uint64_t>(rate), std::memory_order_relaxed);
+  source_error_at_.store(now_ns, std::memory_order_relaxed);
+  server_reports_.fetch_add(1, std::memory_order_relaxed);
+}
+
+bool HotStats::ServerErrorRate(int64_t now_ns, int64_t max_age_ns, double* rate) const {
+  // INT64_MIN is "never": checked before "now - at", which cannot overflow for a real time.
+  const auto fresh = [&](int64_t at) { return at != INT64_MIN && now_ns - at <= max_age_ns; };
+  const ServerRates r = Rates();
+  const bool header = r.has_rps && r.has_eps && r.rps > 0 && fresh(r.at_ns);
+  const int64_t source_at = source_error_at_.load(std::memory_order_relaxed);
+  const bool source = fresh(source_at);
+  if (!header && !source) return false;
+  if (header && (!source || r.at_ns >= source_at)) {
+    *rate = std::min(1.0, r.eps / r.rps);  // a report's eps counts errors among its rps
+  } else {
+    *rate = std::bit_cast<double>(source_error_bits_.load(std::memory_order_relaxed));
+  }
+  return true;
+}
+
 HotStats::ServerRates HotStats::Rates() const {
   ServerRates r;
   const uint32_t p = rates_present_.load(std::memory_order_relaxed);

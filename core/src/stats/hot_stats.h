@@ -24,6 +24,11 @@ class HotStats {
                              int64_t now_ns);
   // The server's own rates from its last report that carried them (kReportRps, kReportEps).
   void RecordServerRates(uint32_t present, double rps, double eps, int64_t now_ns);
+  // The server's error rate as a metric source computed it (a fraction) at `now_ns`.
+  void RecordServerErrorRate(double rate, int64_t now_ns);
+  // The server's own error rate, from whichever came last: a load report's eps / rps (with
+  // rps > 0) or a metric source's figure; false when neither is at most max_age_ns old.
+  bool ServerErrorRate(int64_t now_ns, int64_t max_age_ns, double* rate) const;
   void CountBadReport() { bad_reports_.fetch_add(1, std::memory_order_relaxed); }
   // When a server last reported `resource` (INT64_MIN: never), and the rates' last report.
   int64_t ServerReportedAt(int resource) const {
@@ -71,6 +76,8 @@ class HotStats {
   std::atomic<uint64_t> rps_bits_{0}, eps_bits_{0};  // doubles, bit for bit
   std::atomic<int64_t> rates_at_{INT64_MIN};
   std::atomic<uint32_t> rates_present_{0};
+  std::atomic<uint64_t> source_error_bits_{0};
+  std::atomic<int64_t> source_error_at_{INT64_MIN};
   std::atomic<uint64_t> server_reports_{0}, bad_reports_{0};
 };
 

@@ -32,6 +32,10 @@ struct WindowStats {
   // The servers' own reports (load reports, metric sources) over the same window.
   std::array<double, kResources> server_resources{};
   std::array<bool, kResources> server_known{};
+  // The server's own error rate (all its clients' traffic: a load report's eps / rps, or a
+  // metric source), fresh within load_report.max_age_ms at the cycle; see HotStats.
+  double server_error_rate = 0;
+  bool server_error_known = false;
   double Rate(int outcome) const { return requests ? double(outcomes[outcome]) / requests : 0; }
 };
 

@@ -66,6 +66,10 @@ struct PolicyEnv {
   uint64_t seed = 1;
   double timeout_ms = 1000;  // the client's timeout (the oracle avoids queues longer than it)
   const Truth* truth = nullptr;
+  // Which client of a fleet this policy serves ("client-<i>") and the client-side engine
+  // config merged over an engine variant's ("" = none); see ClientsSpec.
+  std::string client_id;
+  std::string client_config;
   // Named engine variants (name, config JSON) beside the built-in policies.
   const std::vector<std::pair<std::string, std::string>>* engine_configs = nullptr;
 };
@@ -81,6 +85,9 @@ class Policy {
   virtual void OnReport(int backend, const BackendReport& r, int64_t now_ns) {
     (void)backend, (void)r, (void)now_ns;
   }
+  // Whether OnReport does anything: a fleet skips the calls (clients x backends per interval)
+  // for policies that ignore them.
+  virtual bool WantsReports() const { return false; }
   // The policy's current effective weights, normalised to sum 1; empty if it has none.
   virtual std::vector<double> Weights() const { return {}; }
   // What the policy decided over the run, for policies that say (the engine, from its events):

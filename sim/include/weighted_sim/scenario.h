@@ -68,6 +68,16 @@ struct LoadSpec {
   double timeout_ms = 1000;      // client timeout; a timeout is an error
 };
 
+// A fleet: `count` clients share the load, each with its own policy instance (its own engine,
+// seed and config): closed-loop callers are dealt to clients in turn, open-loop arrivals go to
+// a client drawn uniformly. `config` (a JSON object, may be empty) is the client-side engine
+// config merged over every engine variant's; each client's engine gets
+// subset.client_id "client-<i>" when its config has a subset without one.
+struct ClientsSpec {
+  int count = 1;
+  std::string config;  // "" = none
+};
+
 struct Scenario {
   std::string name;
   std::string description;
@@ -77,6 +87,7 @@ struct Scenario {
   std::vector<BackendSpec> backends;
   std::vector<FaultSpec> faults;
   LoadSpec load;
+  ClientsSpec clients;
   std::vector<std::string> policies;  // default policy list; empty = all
   // Extra engine variants by name ("engine_..."): the engine with this config JSON (seed added).
   std::vector<std::pair<std::string, std::string>> engine_configs;

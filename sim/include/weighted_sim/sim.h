@@ -10,6 +10,7 @@
 //   {"policies": ["round_robin", ...],  // default: the scenario's list, else every policy
 //    "seed": 1,                         // default: the scenario's seed
 //    "series": true,                    // false: summaries only
+//    "oracle": true,                    // false: no oracle run, no recovery times
 //    "engine_configs": {"engine_x": {...}}}  // extra engine variants, by name and config
 // Throws std::invalid_argument on a bad scenario, options or policy name.
 //
@@ -111,6 +112,9 @@ struct RunOptions {
   std::vector<std::string> policies;  // empty: the scenario's list, else every policy
   std::optional<uint64_t> seed;
   bool series = true;
+  // false: the oracle is not run and recovery times, which are judged against it, stay empty
+  // (a fleet of 10,000 clients would run 10,000 oracles).
+  bool oracle = true;
 };
 
 Results RunScenario(const Scenario& scenario, const RunOptions& options);

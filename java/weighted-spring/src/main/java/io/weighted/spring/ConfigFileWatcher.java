@@ -26,6 +26,7 @@ import java.util.Objects;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.function.UnaryOperator;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
@@ -99,6 +100,8 @@ public final class ConfigFileWatcher implements AutoCloseable {
   private boolean failing;  // the last look ended in a failure (reported then)
   private long maxBytes;
 
+  private final UnaryOperator<String> prepare;
+
   /**
    * @param appliedContent the bytes the engine was created from (or last reloaded with): the
    *     first poll compares the file with them, so a change made between reading the file and
@@ -106,6 +109,13 @@ public final class ConfigFileWatcher implements AutoCloseable {
    */
   public ConfigFileWatcher(Engine engine, Path file, byte[] appliedContent, Clock clock,
       Listener listener) {
+    this(engine, file, appliedContent, clock, listener, UnaryOperator.identity());
+  }
+
+  /** The same, with {@code prepare} applied to each new text before the engine reloads it. */
+  public ConfigFileWatcher(Engine engine, Path file, byte[] appliedContent, Clock clock,
+      Listener listener, UnaryOperator<String> prepare) {
+    this.prepare = Objects.requireNonNull(prepare, "prepare");
     this.engine = Objects.requireNonNull(engine, "engine");
     this.file = Objects.requireNonNull(file, "file");
     this.clock = Objects.requireNonNull(clock, "clock");
@@ -208,7 +218,7 @@ public final class ConfigFileWatcher implements AutoCloseable {
     String text;
     try {
       text = decode(content);
-      engine.reload(text);
+      engine.reload(prepare.apply(text));
     } catch (IOException | WeightedException e) {
       return refuse(stat, hash, e);
     }

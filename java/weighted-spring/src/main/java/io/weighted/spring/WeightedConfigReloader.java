@@ -48,7 +48,7 @@ public class WeightedConfigReloader implements SmartLifecycle {
             events.publishEvent(
                 new WeightedConfigEvent.Rejected(WeightedConfigReloader.this, f, error));
           }
-        });
+        }, source::prepare);
   }
 
   /** The watcher, when the config is a file on disk. */

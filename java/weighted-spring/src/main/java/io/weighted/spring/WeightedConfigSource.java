@@ -25,12 +25,35 @@ public final class WeightedConfigSource {
   private final Path file;
   private final byte[] content;
   private final String text;
+  private String clientId;
 
   private WeightedConfigSource(String location, Path file, byte[] content, String text) {
     this.location = location;
     this.file = file;
     this.content = content;
     this.text = text;
+  }
+
+  /**
+   * {@link #load(String, ResourceLoader, boolean)} with this application's subset client id,
+   * which the engine's config gets as {@code subset.client_id} where it has a subset without one
+   * (see {@link SubsetClientId}).
+   */
+  public static WeightedConfigSource load(String location, ResourceLoader loader, boolean explicit,
+      String clientId) throws IOException {
+    WeightedConfigSource s = load(location, loader, explicit);
+    s.clientId = clientId;
+    return s;
+  }
+
+  /** A config text as the engine gets it: with the client id filled in (see load). */
+  public String prepare(String configText) {
+    return clientId == null ? configText : SubsetClientId.inject(configText, clientId);
+  }
+
+  /** The subset client id, or null. */
+  public String clientId() {
+    return clientId;
   }
 
   /**
@@ -76,7 +99,7 @@ public final class WeightedConfigSource {
   /** An engine from this config; a config the engine refuses fails naming the location. */
   public Engine createEngine(io.weighted.jni.ClockMode clock) {
     try {
-      return Engine.create(text, clock);
+      return Engine.create(prepare(text), clock);
     } catch (ConfigException e) {
       throw new ConfigException(e.code(),
           "weighted.loadbalancer.config " + quote(location) + ": " + e.getMessage());

@@ -34,7 +34,8 @@ public class WeightedLoadBalancerAutoConfiguration {
   public WeightedConfigSource weightedConfigSource(WeightedLoadBalancerProperties properties,
       ResourceLoader resourceLoader, Environment environment) throws IOException {
     boolean explicit = environment.containsProperty("weighted.loadbalancer.config");
-    return WeightedConfigSource.load(properties.getConfig(), resourceLoader, explicit);
+    return WeightedConfigSource.load(properties.getConfig(), resourceLoader, explicit,
+        SubsetClientId.of(environment));
   }
 
   /** The engine; closed with the application context. */

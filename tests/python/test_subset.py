@@ -1,0 +1,74 @@
+"""Subsetting from Python: the client id the package passes (given, or this process's own),
+the subset in the snapshot, picks inside it, and refusals that say what is wrong."""
+from __future__ import annotations
+
+import os
+import socket
+
+import pytest
+
+import weighted
+
+ENDPOINTS = {f"10.0.0.{i}:8080": 100 for i in range(1, 41)}
+SUBSET = {"seed": 3, "subset": {"mode": "fixed", "size": 4}}
+
+
+def _members(engine):
+    eps = engine.snapshot()["services"][0]["endpoints"]
+    return {e["id"] for e in eps if e["in_subset"]}
+
+
+def _engine(**kw):
+    engine = weighted.Engine.from_dict(SUBSET, clock="manual", **kw)
+    engine.service("orders").set_endpoints(ENDPOINTS)
+    return engine
+
+
+def test_the_client_id_chooses_the_subset_and_picks_stay_in_it():
+    with _engine(client_id="orders-client-1") as a, _engine(client_id="orders-client-1") as b, \
+            _engine(client_id="orders-client-2") as c:
+        assert len(_members(a)) == 4
+        assert _members(a) == _members(b)
+        assert _members(a) != _members(c)
+        svc = a.service("orders")
+        ids = list(ENDPOINTS)
+        picked = set()
+        for _ in range(400):
+            p = svc.pick()
+            picked.add(ids[p.index])
+            svc.complete(p, 5.0)
+        assert picked == _members(a)
+        assert a.snapshot()["services"][0]["subset"] == {"size": 4, "of": 40}
+
+
+def test_the_default_client_id_is_this_process(monkeypatch):
+    monkeypatch.delenv("WEIGHTED_CLIENT_ID", raising=False)
+    assert weighted.default_client_id() == f"{socket.gethostname()}:{os.getpid()}"
+    with _engine() as mine, _engine(client_id=weighted.default_client_id()) as same:
+        assert _members(mine) == _members(same)
+    monkeypatch.setenv("WEIGHTED_CLIENT_ID", "pod-7")
+    with _engine() as env, _engine(client_id="pod-7") as same:
+        assert _members(env) == _members(same)
+
+
+def test_a_config_with_its_own_client_id_keeps_it():
+    cfg = {"subset": {"mode": "fixed", "size": 4, "client_id": "from-config"}}
+    with weighted.Engine.from_dict(cfg, clock="manual") as e, _engine(client_id="from-config") as f:
+        e.service("orders").set_endpoints(ENDPOINTS)
+        assert _members(e) == _members(f)
+
+
+def test_a_reload_keeps_the_client_id():
+    with _engine(client_id="c-1") as e, _engine(client_id="c-1") as ref:
+        e.reload({"subset": {"mode": "fixed", "size": 6}})
+        assert len(_members(e)) == 6
+        assert _members(ref) <= _members(e)  # rendezvous: the 6 best include the 4 best
+
+
+def test_bad_input_is_refused_precisely():
+    with pytest.raises(TypeError, match="client_id must be a str, not int"):
+        weighted.Engine.from_dict(SUBSET, clock="manual", client_id=5)
+    with pytest.raises(weighted.ConfigInvalidError, match="/subset/client_id"):
+        weighted.Engine.from_dict(SUBSET, clock="manual", client_id="")
+    with pytest.raises(weighted.ConfigInvalidError, match="/subset/services"):
+        weighted.Engine.from_dict({"subset": {"services": "a,,b"}}, clock="manual")
