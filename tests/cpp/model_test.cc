@@ -191,6 +191,17 @@ TEST(Model, ResourceMarginComparesAnEndpointWithItsFleet) {
     EXPECT_FALSE(b["rules"][0]["fired"].get<bool>());
   }
   {
+    // Only A reports CPU: there is no fleet to compare it with (it would be its own lower
+    // median), so the absolute floor judges it alone.
+    Harness h(config);
+    h.Set({{"A", 1}, {"B", 1}, {"C", 1}});
+    h.Drive(10, 100, [](const std::string&) { return Ok(20); },
+            [](const std::string& id) { return id == "A" ? 0.95 : -1.0; });
+    json a = h.Endpoint("A");
+    EXPECT_TRUE(a["rules"][0]["fired"].get<bool>());
+    EXPECT_NEAR(a["rules"][0]["threshold"].get<double>(), 0.8, 1e-9);
+  }
+  {
     // The same fleet under the absolute rule alone: every endpoint above 80% is cut.
     Harness h(R"({"picker": {"mode": "weighted"}, "seed": 7, "rules": [
         {"metric": "cpu", "threshold": 0.8, "penalty": 0.2}]})");

@@ -75,6 +75,7 @@ ServiceReference ComputeReference(const std::vector<const WindowStats*>& known) 
       if (s->resource_known[i]) v.push_back(s->resources[i]);
     }
     ref.resource_known[i] = !v.empty();
+    ref.resource_count[i] = static_cast<uint32_t>(v.size());
     ref.resources[i] = LowerMedian(std::move(v));
   }
   return ref;
@@ -93,11 +94,15 @@ ServiceReference ComputeReference(const std::vector<const WindowStats*>& known) 
     threshold = std::max(threshold, r.relative * Reference(r.metric, ref));
   }
   if (r.margin >= 0) {
-    // Judged against the fleet: without a fleet value the endpoint is compared with itself,
-    // which never fires, so the rule is not evaluated rather than read as "low".
+    // Judged against the fleet where there is one: at least two endpoints with a value. Alone
+    // (its peers report no such resource, or it has no peers) the endpoint would be compared
+    // with itself and never fire, so the absolute threshold judges it by itself.
     const int i = ResourceIndex(r.metric);
-    if (i < 0 || !ref.resource_known[i]) h.evaluated = false;
-    else threshold = std::max(threshold, ref.resources[i] + r.margin);
+    if (i >= 0 && ref.resource_count[i] >= 2) {
+      threshold = std::max(threshold, ref.resources[i] + r.margin);
+    } else if (r.threshold < 0) {
+      h.evaluated = false;
+    }
   }
   h.threshold = threshold;
   h.fired = h.evaluated && h.value > threshold;

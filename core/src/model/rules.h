@@ -19,6 +19,7 @@ struct ServiceReference {
   // The same for each resource, over the endpoints that have a value for it.
   std::array<double, kResources> resources{};
   std::array<bool, kResources> resource_known{};
+  std::array<uint32_t, kResources> resource_count{};  // endpoints with a value for it
 };
 ServiceReference ComputeReference(const std::vector<const WindowStats*>& known_endpoints);
 
