@@ -67,6 +67,31 @@ TEST(Guard, PartOfACutGoesThroughWhenThePeersHaveSomeRoom) {
   EXPECT_EQ(Guard(h)["held"], 1);
 }
 
+TEST(Guard, APeerIdleInTheLastCycleIsCreditedWithTheFleetsCapacity) {
+  // A is slow and served the last cycle's traffic; B served nothing in it (a client between
+  // bursts), at 30% CPU. B's own rate says nothing of its room, so it is credited with the
+  // capacity per endpoint that A's rate over its utilisation shows, and A is isolated.
+  Harness h(Config());
+  h.Set({{"A", 1}, {"B", 1}});
+  for (int s = 0; s < 2; ++s) {  // B's history: it served before
+    for (int i = 0; i < 50; ++i) ASSERT_EQ(wt_service_report(h.svc(), "B", 20, WT_OUTCOME_SUCCESS), WT_OK);
+    ASSERT_EQ(wt_engine_advance(h.engine(), 2'000'000'000), WT_OK);
+  }
+  for (int i = 0; i < 5; ++i) {
+    for (const char* id : {"A", "B"}) {
+      wt_resources r{sizeof(wt_resources), WT_RES_CPU, 0.3, 0, 0, 0};
+      ASSERT_EQ(wt_service_report_resources(h.svc(), id, &r), WT_OK);
+    }
+    for (int k = 0; k < 100; ++k) {
+      ASSERT_EQ(wt_service_report(h.svc(), "A", 200, WT_OUTCOME_SUCCESS), WT_OK);
+    }
+    ASSERT_EQ(wt_engine_advance(h.engine(), 1'000'000'000), WT_OK);
+  }
+  EXPECT_EQ(h.Endpoint("A")["state"], "isolated");
+  EXPECT_EQ(Guard(h)["held"], 0);
+  EXPECT_GT(Guard(h)["headroom_rps"].get<double>(), 0.0);
+}
+
 TEST(Guard, AHardDownEndpointMovesNoSuccessesAndIsNeverHeld) {
   Harness h(Config());
   h.Set({{"A", 1}, {"B", 1}, {"C", 1}});

@@ -8,6 +8,8 @@ namespace {
 // A held-back isolation keeps this share of base weight in rotation: drawn as a candidate now
 // and then, so the load-aware cost comparison still decides how much it gets, and still judged.
 constexpr double kHeldWeight = 0.1;
+// Below this utilisation an endpoint's rate says little about its capacity.
+constexpr double kMinUtil = 0.05;
 }  // namespace
 
 double GuardUtilisation(const ControlState& c) {
@@ -48,6 +50,19 @@ GuardVerdict GuardFleet(const Config& cfg, double interval_s,
     double target;  // where the rules would take the weight
     double moved;   // successes per second the cut would move onto the others
   };
+  // An endpoint's capacity, its rate over its utilisation, needs traffic to be read: one that
+  // served nothing in the cycle (idle, or between a client's bursts) would show no room at
+  // all. It is then credited with the fleet's capacity per endpoint, from those that did.
+  double fleet_rate = 0, fleet_util = 0;
+  for (ControlState* c : endpoints) {
+    if (c->state == State::kIsolated) continue;
+    const double rate = double(c->cycle_results) / interval_s;
+    if (const double u = GuardUtilisation(*c); rate > 0 && u >= kMinUtil) {
+      fleet_rate += rate;
+      fleet_util += u;
+    }
+  }
+  const double fleet_capacity = fleet_util > 0 ? fleet_rate / fleet_util : -1;
   std::vector<Cut> cuts;
   double headroom = 0;
   for (ControlState* c : endpoints) {
@@ -66,9 +81,10 @@ GuardVerdict GuardFleet(const Config& cfg, double interval_s,
       if (share_next < share_now) continue;
     }
     const double u = GuardUtilisation(*c);
-    if (u < 0) continue;
+    const double capacity = rate > 0 && u >= kMinUtil ? rate / u : fleet_capacity;
+    if (u < 0 || capacity < 0) continue;
     v.headroom_known = true;
-    if (u < g.max_utilization) headroom += rate * (g.max_utilization / std::max(u, 0.05) - 1);
+    if (u < g.max_utilization) headroom += std::max(0.0, capacity * g.max_utilization - rate);
   }
   v.headroom_rps = headroom;
   // Sickest first: the guard's room goes to the cuts that matter most.
