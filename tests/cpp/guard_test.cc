@@ -92,6 +92,19 @@ TEST(Guard, APeerIdleInTheLastCycleIsCreditedWithTheFleetsCapacity) {
   EXPECT_GT(Guard(h)["headroom_rps"].get<double>(), 0.0);
 }
 
+TEST(Guard, PeersAtTheirUsualLatencyWithoutCpuHaveRoomForASlowEndpointsCut) {
+  // A client-side engine with no resource reports: B and C answer as fast as they always did
+  // (utilisation ~0 by their latency), A slows 100x. The cut goes through whole: a nearly idle
+  // peer is not read as having only the slow endpoint's capacity.
+  Harness h(R"({"seed": 5, "picker": {"mode": "weighted"}, "rules": [
+      {"metric": "latency_mean", "relative": 1.5, "threshold_ms": 120, "penalty": 0.8}]})");
+  h.Set({{"A", 1}, {"B", 1}, {"C", 1}});
+  h.Drive(10, 60, [](const std::string&) { return Ok(2); });
+  h.Drive(6, 60, [](const std::string& id) { return id == "A" ? Ok(250) : Ok(2); });
+  EXPECT_NEAR(h.Endpoint("A")["weight"].get<double>(), 0.2, 1e-9);
+  EXPECT_EQ(Guard(h)["held"], 0);
+}
+
 TEST(Guard, AHardDownEndpointMovesNoSuccessesAndIsNeverHeld) {
   Harness h(Config());
   h.Set({{"A", 1}, {"B", 1}, {"C", 1}});

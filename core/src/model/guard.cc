@@ -8,7 +8,8 @@ namespace {
 // A held-back isolation keeps this share of base weight in rotation: drawn as a candidate now
 // and then, so the load-aware cost comparison still decides how much it gets, and still judged.
 constexpr double kHeldWeight = 0.1;
-// Below this utilisation an endpoint's rate says little about its capacity.
+// Below this utilisation an endpoint's rate says little about its capacity: it is read as this
+// busy, which credits it with ample room.
 constexpr double kMinUtil = 0.05;
 }  // namespace
 
@@ -57,9 +58,9 @@ GuardVerdict GuardFleet(const Config& cfg, double interval_s,
   for (ControlState* c : endpoints) {
     if (c->state == State::kIsolated) continue;
     const double rate = double(c->cycle_results) / interval_s;
-    if (const double u = GuardUtilisation(*c); rate > 0 && u >= kMinUtil) {
+    if (const double u = GuardUtilisation(*c); rate > 0 && u >= 0) {
       fleet_rate += rate;
-      fleet_util += u;
+      fleet_util += std::max(u, kMinUtil);
     }
   }
   const double fleet_capacity = fleet_util > 0 ? fleet_rate / fleet_util : -1;
@@ -81,7 +82,8 @@ GuardVerdict GuardFleet(const Config& cfg, double interval_s,
       if (share_next < share_now) continue;
     }
     const double u = GuardUtilisation(*c);
-    const double capacity = rate > 0 && u >= kMinUtil ? rate / u : fleet_capacity;
+    // A nearly idle endpoint (below kMinUtil) counts as kMinUtil busy: lots of room.
+    const double capacity = rate > 0 ? rate / std::max(u, kMinUtil) : fleet_capacity;
     if (u < 0 || capacity < 0) continue;
     v.headroom_known = true;
     if (u < g.max_utilization) headroom += std::max(0.0, capacity * g.max_utilization - rate);
