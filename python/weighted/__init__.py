@@ -39,9 +39,12 @@ from ._errors import (  # noqa: E402
     DuplicateEndpointError, InternalError, InvalidArgumentError, LimitError, NoEndpointError,
     NotFoundError, OutOfMemoryError, StaleEndpointError, StateFileFormatError, WeightedError,
     WrongClockError)
-from ._engine import (  # noqa: E402
-    Call, Engine, Event, EventType, Outcome, Pick, Service, classify_exception,
+from ._config import (  # noqa: E402
     default_client_id, resolve_config, validate_config, validate_config_file)
+from ._engine import Engine  # noqa: E402
+from ._events import Event, EventType  # noqa: E402
+from ._outcome import Outcome, classify_exception  # noqa: E402
+from ._service import Call, Pick, Service  # noqa: E402
 from ._monitor import StateView, attach, find_state_files  # noqa: E402
 
 

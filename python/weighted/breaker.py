@@ -33,7 +33,8 @@ import threading
 import time
 from typing import Any, Callable, Deque, Dict, List, Optional, Union
 
-from ._engine import _OUTCOMES_BY_NAME, Call, Outcome, Pick, Service, classify_exception
+from ._outcome import _OUTCOMES_BY_NAME, Outcome, classify_exception
+from ._service import Call, Pick, Service
 from ._errors import NoEndpointError, StaleEndpointError
 
 __all__ = ["BreakerState", "CircuitBreaker", "BreakerBridge", "AllOpenError"]

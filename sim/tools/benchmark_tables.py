@@ -12,9 +12,10 @@ from __future__ import annotations
 
 import argparse
 import json
-import re
 import subprocess
 from pathlib import Path
+
+from doc_blocks import replace_block
 
 ROOT = Path(__file__).resolve().parents[2]
 SCENARIOS = ["open_loop", "hard_down", "flapping", "slow_recovery", "sinkhole", "heterogeneous",
@@ -63,13 +64,6 @@ def scenarios_table(sim: str, out: Path) -> str:
         lines.append("| | to sick backends | " + cells(
             lambda m: "n/a" if m["sick_share"] is None else f"{100 * m['sick_share']:.0f}%") + " |")
     return "\n".join(lines)
-
-
-def replace_block(text: str, name: str, body: str) -> str:
-    pattern = re.compile(rf"(<!-- BEGIN {name} -->\n).*?(<!-- END {name} -->)", re.S)
-    if not pattern.search(text):
-        raise SystemExit(f"docs/benchmark.md has no {name} block")
-    return pattern.sub(lambda m: m.group(1) + body + "\n" + m.group(2), text)
 
 
 def main() -> int:

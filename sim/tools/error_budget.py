@@ -17,12 +17,13 @@ from __future__ import annotations
 
 import argparse
 import json
-import re
 import statistics
 import subprocess
 import tempfile
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+
+from doc_blocks import replace_block
 
 ROOT = Path(__file__).resolve().parents[2]
 SCENARIOS = ["seed", "open_loop", "all_degraded", "equal_errors"]
@@ -119,13 +120,6 @@ def analyse(runs: dict) -> tuple[str, list[str]]:
                          f"{pct(max(worst5(x) for x in st))} | {fmean:.0f} | "
                          f"{ratio:.3f}; {min(ratios):.3f} | {vs_rr:.2f}x | {verdict} |")
     return "\n".join(lines), misses
-
-
-def replace_block(text: str, name: str, body: str) -> str:
-    pattern = re.compile(rf"(<!-- BEGIN {name} -->\n).*?(<!-- END {name} -->)", re.S)
-    if not pattern.search(text):
-        raise SystemExit(f"docs/benchmark.md has no {name} block")
-    return pattern.sub(lambda m: m.group(1) + body + "\n" + m.group(2), text)
 
 
 def main() -> int:

@@ -32,13 +32,14 @@ from __future__ import annotations
 
 import argparse
 import json
-import re
 import resource
 import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
+
+from doc_blocks import write_block
 
 ROOT = Path(__file__).resolve().parents[2]
 ONSET_S = 20
@@ -278,13 +279,7 @@ def main() -> None:
         cmd = ("python3 sim/tools/fleet.py --write --clients "
                + ",".join(str(n) for n in args.clients)
                + f" --backends {args.backends} --rps {args.rps:g} --duration {args.duration:g}")
-        doc = ROOT / "docs/benchmark.md"
-        body = doc.read_text()
-        block = f"<!-- fleet -->\nProduced by `{cmd}`:\n\n{text}\n<!-- /fleet -->"
-        body, n = re.subn(r"<!-- fleet -->.*?<!-- /fleet -->", lambda _: block, body, flags=re.S)
-        if n != 1:
-            raise SystemExit("docs/benchmark.md has no <!-- fleet --> block")
-        doc.write_text(body)
+        write_block("fleet", f"Produced by `{cmd}`:\n\n{text}")
         (ROOT / "docs/img/fleet_rows.json").write_text(json.dumps(rows, indent=1) + "\n")
 
 

@@ -13,11 +13,12 @@ from __future__ import annotations
 
 import argparse
 import json
-import re
 import statistics
 import subprocess
 import tempfile
 from pathlib import Path
+
+from doc_blocks import write_block
 
 ROOT = Path(__file__).resolve().parents[2]
 SCENARIOS = ["saturation_slow2x", "saturation_slow5x", "noise_hot", "equal_errors", "two_degrade"]
@@ -71,13 +72,7 @@ def main() -> int:
     if not args.write:
         print(body)
         return 0
-    doc = ROOT / "docs" / "benchmark.md"
-    text = doc.read_text()
-    pattern = re.compile(r"(<!-- BEGIN under-load -->\n).*?(<!-- END under-load -->)", re.S)
-    if not pattern.search(text):
-        raise SystemExit("docs/benchmark.md has no under-load block")
-    doc.write_text(pattern.sub(lambda m: m.group(1) + body + "\n" + m.group(2), text))
-    print(f"updated {doc}")
+    write_block("under-load", body)
     return 0
 
 
