@@ -12,9 +12,17 @@
 //                                   wt_service_complete_with_load (none on timeouts and
 //                                   connection errors: no response, no header)
 //   "sim": {"resources": "none"}    client-side signals only (latency and outcomes)
+//   "sim": {"resources": "poll"}    every backend's CPU, memory, requests/s and errors/s, each
+//                                   a mean over the last poll_s (default 5), every poll_s,
+//                                   whatever this client's traffic: a metrics system (the
+//                                   Prometheus source with its error_rate query) that sees every
+//                                   client's requests, through wt_service_report_load_key
+//   "sim": {"aperture": true}       subset.client_count and client_index from the fleet (the
+//                                   deterministic aperture), as a StatefulSet would give them
 #include <cstdio>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -39,7 +47,7 @@ int ToEngine(Outcome o) {
   return WT_OUTCOME_HTTP_5XX;
 }
 
-enum class Feed { kScrape, kHeader, kNone };
+enum class Feed { kScrape, kHeader, kPoll, kNone };
 
 class Engine final : public Policy {
  public:
@@ -51,8 +59,18 @@ class Engine final : public Policy {
       const std::string feed = it->value("resources", std::string("scrape"));
       if (feed == "header") feed_ = Feed::kHeader;
       else if (feed == "none") feed_ = Feed::kNone;
+      else if (feed == "poll") feed_ = Feed::kPoll;
       else if (feed != "scrape")
-        throw std::invalid_argument("sim.resources: \"" + feed + "\" is not scrape, header or none");
+        throw std::invalid_argument("sim.resources: \"" + feed +
+                                    "\" is not scrape, header, poll or none");
+      const double poll_s = it->value("poll_s", 5.0);
+      if (!(poll_s > 0 && poll_s <= 3600))
+        throw std::invalid_argument("sim.poll_s: not in (0, 3600]");
+      poll_ns_ = static_cast<int64_t>(poll_s * 1e9);
+      if (it->value("aperture", false)) {
+        config["subset"]["client_count"] = env.client_count;
+        config["subset"]["client_index"] = env.client_index;
+      }
       config.erase(it);
     }
     if (auto sub = config.find("subset"); sub != config.end() && sub->is_object() &&
@@ -122,7 +140,11 @@ class Engine final : public Policy {
           "wt_service_complete");
   }
 
-  void OnReport(int backend, const BackendReport& r, int64_t) override {
+  void OnReport(int backend, const BackendReport& r, int64_t now) override {
+    if (feed_ == Feed::kPoll) {
+      Poll(backend, r, now);
+      return;
+    }
     if (feed_ != Feed::kScrape) return;
     wt_resources res = WT_RESOURCES_INIT;
     res.present = WT_RES_CPU | WT_RES_MEMORY;
@@ -132,7 +154,7 @@ class Engine final : public Policy {
           "wt_service_report_resources");
   }
 
-  bool WantsReports() const override { return feed_ == Feed::kScrape; }
+  bool WantsReports() const override { return feed_ == Feed::kScrape || feed_ == Feed::kPoll; }
   std::vector<double> Weights() const override;
   std::optional<Decisions> Decided() const override { return decided_; }
 
@@ -143,6 +165,41 @@ class Engine final : public Policy {
   int64_t now_ = 0;
   Feed feed_ = Feed::kScrape;
   Decisions decided_;
+  // The poll feed: each backend's sums since the last poll, and when the next is due.
+  struct Sums {
+    double cpu = 0, memory = 0, qps = 0, eps = 0;
+    int reports = 0;
+  };
+  std::vector<Sums> sums_;
+  std::vector<uint64_t> keys_;
+  int64_t poll_ns_ = 5'000'000'000;
+  int64_t next_poll_ns_ = 0;
+
+  void Poll(int backend, const BackendReport& r, int64_t now) {
+    if (sums_.empty()) {
+      sums_.resize(ids_.size());
+      keys_.resize(ids_.size());
+      for (size_t i = 0; i < ids_.size(); ++i)
+        Check(wt_service_endpoint_key(service_, ids_[i].c_str(), &keys_[i]),
+              "wt_service_endpoint_key");
+      next_poll_ns_ = now + poll_ns_;
+    }
+    Sums& s = sums_[static_cast<size_t>(backend)];
+    s.cpu += r.cpu, s.memory += r.memory, s.qps += r.qps, s.eps += r.eps, ++s.reports;
+    if (now < next_poll_ns_) return;
+    // Reports arrive backend by backend at one time: the poll is due once the last has come in.
+    if (static_cast<size_t>(backend) + 1 == ids_.size()) next_poll_ns_ = now + poll_ns_;
+    const double n = s.reports;
+    char header[256];
+    const int len = std::snprintf(header, sizeof header,
+                                  "TEXT cpu_utilization=%.4g, mem_utilization=%.4g, "
+                                  "named_metrics.thread_pool=%.4g, rps_fractional=%.4g, eps=%.4g",
+                                  s.cpu / n, s.memory / n, s.cpu / n, s.qps / n, s.eps / n);
+    Check(wt_service_report_load_key(service_, keys_[static_cast<size_t>(backend)], header,
+                                     static_cast<size_t>(len)),
+          "wt_service_report_load_key");
+    s = Sums{};
+  }
 
   static void Count(void* user, const wt_event* e) {
     Decisions& d = static_cast<Engine*>(user)->decided_;

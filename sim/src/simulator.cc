@@ -67,7 +67,9 @@ class Sim {
     env.timeout_ms = sc.load.timeout_ms;
     env.engine_configs = &sc_.engine_configs;
     env.client_config = sc.clients.config;
+    env.client_count = sc.clients.count;
     for (int c = 0; c < sc.clients.count; ++c) {
+      env.client_index = c;
       // Client 0 keeps the single client's seed, so a fleet of one is the plain run.
       if (c > 0) env.seed = MixSeed(seed, 7 + 1000003 * static_cast<uint64_t>(c));
       env.client_id = "client-" + std::to_string(c);

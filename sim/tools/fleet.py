@@ -18,9 +18,12 @@ the end. Per policy and client count it reports:
   seconds 5-20 (Poisson noise alone gives round-robin a few percent);
 - the run's wall and CPU time (this process's children, so the simulator alone).
 
-The engine runs four ways: `default` (client-side signals only: no scrape, no header),
+The engine runs six ways: `default` (client-side signals only: no scrape, no header),
 `subset` (subset.mode auto), `reports` (the backends' load report on every response:
-cpu, memory, rps, eps) and `both`; the peers without subsetting, as they ship. With --write the
+cpu, memory, rps, eps), `both`, `polled` (auto subsets, and every backend's figures every 5 s
+whatever the client's traffic, as the Prometheus source with its error_rate query brings them)
+and `aperture` (the same with the deterministic aperture: each client knows its place in the
+fleet); the peers without subsetting, as they ship. With --write the
 table replaces the `fleet` block of docs/benchmark.md and the plot is written to
 docs/img/fleet_drain.png.
 
@@ -50,11 +53,15 @@ FAULTS = {
 NONE = {"sim": {"resources": "none"}}
 HEADER = {"sim": {"resources": "header"}}
 AUTO = {"subset": {"mode": "auto"}}
+POLL = {"sim": {"resources": "poll"}}
+APERTURE_POLL = {"sim": {"resources": "poll", "aperture": True}}
 ENGINES = {
     "engine_default": NONE,
     "engine_subset": {**AUTO, **NONE},
     "engine_reports": HEADER,
     "engine_both": {**AUTO, **HEADER},
+    "engine_polled": {**AUTO, **POLL},
+    "engine_aperture": {**AUTO, **APERTURE_POLL},
 }
 PEERS = ["round_robin", "peak_ewma", "grpc_wrr", "envoy_outlier", "envoy_outlier_eject_one"]
 

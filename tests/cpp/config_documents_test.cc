@@ -102,7 +102,7 @@ TEST(ConfigRoundTrip, WritesEveryKey) {
   EXPECT_EQ(j["slow_start"].size(), 3u);
   EXPECT_EQ(j["picker"].size(), 4u);
   EXPECT_EQ(j["events"].size(), 1u);
-  EXPECT_EQ(j["subset"].size(), 6u);
+  EXPECT_EQ(j["subset"].size(), 8u);
   EXPECT_EQ(j["limits"].size(), 4u);
   EXPECT_EQ(j["export"].size(), 5u);
   EXPECT_EQ(j["load_report"].size(), 4u);

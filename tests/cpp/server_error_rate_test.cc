@@ -31,6 +31,49 @@ TEST(ServerErrorRate, ComesFromTheReportsEpsOverRps) {
   EXPECT_TRUE(Window(h, "a")["server_error_rate"].is_null());
 }
 
+// The rules read it: a client with almost no traffic to an endpoint (in a fleet of thousands,
+// a request now and then) still cuts one whose server says 15% of all its requests fail.
+TEST(ServerErrorRate, TheErrorRulesJudgeAnEndpointOnTheServersRate) {
+  Harness h(R"({"seed": 1, "picker": {"mode": "weighted"}, "load_report": {"max_age_ms": 8000}})");
+  h.Set({{"a", 1}, {"b", 1}, {"c", 1}});
+  auto report = [&](const char* id, const std::string& text) {
+    uint64_t key = 0;
+    ASSERT_EQ(wt_service_endpoint_key(h.svc(), id, &key), WT_OK);
+    ASSERT_EQ(wt_service_report_load_key(h.svc(), key, text.data(), text.size()), WT_OK)
+        << wt_last_error();
+  };
+  report("a", "TEXT rps_fractional=2000, eps=300");
+  report("b", "TEXT rps_fractional=2000, eps=2");
+  ASSERT_EQ(wt_engine_advance(h.engine(), 5 * kSecond), WT_OK);
+  // No client results at all, below window.min_requests: the client's own window judges nothing.
+  EXPECT_FALSE(h.Endpoint("a")["known"].get<bool>());
+  EXPECT_GT(h.Endpoint("a")["penalty"].get<double>(), 0);
+  EXPECT_LT(h.Endpoint("a")["effective_weight"].get<double>(), 1);
+  EXPECT_EQ(h.Endpoint("b")["penalty"].get<double>(), 0);  // 0.1%: under the 1% rule
+  EXPECT_EQ(h.Endpoint("c")["penalty"].get<double>(), 0);  // no report, no results: unknown
+  // A clean server report lifts it; a stale one is no evidence either way.
+  report("a", "TEXT rps_fractional=2000, eps=0");
+  ASSERT_EQ(wt_engine_advance(h.engine(), 5 * kSecond), WT_OK);
+  EXPECT_EQ(h.Endpoint("a")["penalty"].get<double>(), 0);
+}
+
+// The server sees no timeouts: with a window of its own, the client's higher rate stands.
+TEST(ServerErrorRate, TheClientsOwnFailuresAreAFloorUnderTheServersRate) {
+  Harness h(R"({"seed": 1, "picker": {"mode": "weighted"}, "load_report": {"max_age_ms": 8000}})");
+  h.Set({{"a", 1}, {"b", 1}});
+  uint64_t key = 0;
+  ASSERT_EQ(wt_service_endpoint_key(h.svc(), "a", &key), WT_OK);
+  const std::string clean = "TEXT rps_fractional=2000, eps=0";
+  ASSERT_EQ(wt_service_report_load_key(h.svc(), key, clean.data(), clean.size()), WT_OK);
+  int n = 0;
+  h.Drive(4.9, 100, [&](const std::string& id) {
+    return id == "a" && ++n % 5 == 0 ? Outcome{10, WT_OUTCOME_TIMEOUT} : Ok(10);
+  });
+  ASSERT_EQ(wt_engine_advance(h.engine(), kSecond / 10), WT_OK);
+  EXPECT_DOUBLE_EQ(h.Endpoint("a")["window"]["server_error_rate"].get<double>(), 0.0);
+  EXPECT_GT(h.Endpoint("a")["penalty"].get<double>(), 0);
+}
+
 TEST(ServerErrorRate, NeedsBothRatesAndTraffic) {
   HotStats s;
   double rate = -1;

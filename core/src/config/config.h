@@ -179,6 +179,12 @@ struct Config {
     uint32_t min_size = 12;
     // Comma-separated service names the subset applies to; "" = every service.
     std::string services;
+    // The fleet's size and this client's place in it, when the deployment knows them (a
+    // StatefulSet's ordinal and replicas, a peer list): 0 = unknown, and the subset is chosen by
+    // rendezvous on client_id. Known, it is a deterministic aperture (runtime/subset.h), which
+    // spreads clients over endpoints evenly instead of binomially.
+    uint32_t client_count = 0;
+    uint32_t client_index = 0;
   } subset;
 
   // Load reports servers send on their responses (the endpoint-load-metrics header, ORCA's

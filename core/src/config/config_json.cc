@@ -208,11 +208,26 @@ void CheckConsistency(const json& doc, const Config& c) {
                               "of its window, so lengthen the interval or shorten the window",
                               b.window_ms, kMaxWindowSlots, c.controller.interval_ms));
   }
-  if (c.subset.mode != SubsetMode::kOff && c.subset.client_id.empty()) {
+  if (c.subset.mode != SubsetMode::kOff && c.subset.client_id.empty() &&
+      c.subset.client_count == 0) {
     Contradiction(doc, {"/subset/client_id", "/subset/mode"},
                   "subset.mode is not \"off\" but subset.client_id is empty: the subset is "
                   "chosen by the client's id, and clients without one would all use the same "
-                  "endpoints (set it to the instance id)");
+                  "endpoints (set it to the instance id, or set subset.client_count and "
+                  "subset.client_index)");
+  }
+  if (c.subset.client_count > 0 && c.subset.client_index >= c.subset.client_count) {
+    Contradiction(doc, {"/subset/client_index", "/subset/client_count"},
+                  fmt::format("subset.client_index ({}) is not below subset.client_count ({}): "
+                              "the clients of a fleet of {} are numbered 0 to {}",
+                              c.subset.client_index, c.subset.client_count,
+                              c.subset.client_count, c.subset.client_count - 1));
+  }
+  if (c.subset.client_count == 0 && c.subset.client_index > 0) {
+    Contradiction(doc, {"/subset/client_index", "/subset/client_count"},
+                  fmt::format("subset.client_index is {} but subset.client_count is 0 (unknown): "
+                              "a place in the fleet means something only with the fleet's size",
+                              c.subset.client_index));
   }
   const Config::Sources::Prometheus& prom = c.sources.prometheus;
   if (prom.timeout_ms > prom.interval_ms) {

@@ -259,6 +259,10 @@ constexpr Key kKeys[] = {
         "auto mode: fewest endpoints per client"),
     Str<kSubset, &C::Subset::services>("subset", "services", 0, 65536, ServiceListProblem,
         "comma-separated services the subset applies to; \"\" = every service"),
+    Int<kSubset, &C::Subset::client_count>("subset", "client_count", 0, kMaxCount,
+        "clients in the fleet, when known (0: unknown); with it the subset is an even aperture"),
+    Int<kSubset, &C::Subset::client_index>("subset", "client_index", 0, kMaxCount,
+        "this client's place in the fleet, 0..client_count-1 (with client_count)"),
 
     Enum<kLoadReport, &C::LoadReport::prefer>("load_report", "prefer", kResourceSourceNames,
         "which report of a resource the rules read when the server and the client both have one"),

@@ -29,6 +29,14 @@ bool MetricValue(Metric m, const WindowStats& s, bool has_requests, double* out)
     *out = s.resources[i];
     return s.resource_known[i];
   }
+  if ((m == Metric::kErrorRate || m == Metric::kHttp5xxRate) && s.server_error_known) {
+    // The server's own rate counts every client's requests, where this client's window may
+    // hold a handful (in a fleet of thousands, none). The server sees no timeouts or refused
+    // connections, so with a window of its own the client's rate is the floor.
+    const double own = m == Metric::kErrorRate ? s.error_rate : s.Rate(WT_OUTCOME_HTTP_5XX);
+    *out = has_requests ? std::max(own, s.server_error_rate) : s.server_error_rate;
+    return true;
+  }
   if (!has_requests) return false;
   if (IsLatencyMetric(m) && s.latency_samples == 0) return false;  // nothing was served
   switch (m) {

@@ -351,12 +351,14 @@ void Service::ChooseSubset(const Config& cfg) {
                ? std::min<size_t>(cfg.subset.size, n)
                : AutoSubsetSize(cfg.subset, window_results, n, subset_size_);
   }
+  const uint64_t place = (uint64_t{cfg.subset.client_count} << 32) | cfg.subset.client_index;
   if (size == subset_size_ && epoch_ == chosen_epoch_ && cfg.subset.client_id == chosen_for_ &&
-      size < n) {
-    return;  // the same set, size and client: the same subset (rendezvous is a function of them)
+      place == chosen_place_ && size < n) {
+    return;  // the same set, size and client: the same subset (either choice is a function of them)
   }
   chosen_epoch_ = epoch_;
   chosen_for_ = cfg.subset.client_id;
+  chosen_place_ = place;
   active_.clear();
   active_index_.clear();
   if (size >= n) {
@@ -372,7 +374,10 @@ void Service::ChooseSubset(const Config& cfg) {
   std::vector<std::string_view> ids;
   ids.reserve(n);
   for (const Endpoint* ep : endpoints_) ids.push_back(ep->id);
-  const std::vector<uint8_t> in = weighted::ChooseSubset(cfg.subset.client_id, ids, size);
+  const std::vector<uint8_t> in =
+      cfg.subset.client_count > 0
+          ? ChooseAperture(cfg.subset.client_index, cfg.subset.client_count, ids, size)
+          : weighted::ChooseSubset(cfg.subset.client_id, ids, size);
   subset_size_ = size;
   for (uint32_t i = 0; i < n; ++i) {
     Endpoint& ep = *endpoints_[i];

@@ -156,6 +156,7 @@ class Service {
   CycleSample scratch_;  // an empty sample: endpoints outside the subset age on it
   uint64_t chosen_epoch_ = 0;  // the set and client the subset was last chosen for
   std::string chosen_for_;
+  uint64_t chosen_place_ = 0;  // subset.client_count << 32 | client_index it was chosen for
   std::shared_ptr<const Membership> members_;
   std::vector<uint32_t> slot_incarnation_;
   std::vector<uint32_t> free_slots_;

@@ -41,6 +41,26 @@ std::vector<uint8_t> ChooseSubset(std::string_view client_id,
   return in;
 }
 
+std::vector<uint8_t> ChooseAperture(uint32_t client_index, uint32_t client_count,
+                                    const std::vector<std::string_view>& ids, size_t size) {
+  const size_t n = ids.size();
+  std::vector<uint8_t> in(n, 1);
+  if (size >= n || client_count == 0) return in;
+  // The ring's order: by a hash of the id (the empty client's rendezvous score), so that ids
+  // that sort together (one zone's, one rack's) do not sit together and fall to the same clients.
+  std::vector<uint64_t> pos(n);
+  for (size_t i = 0; i < n; ++i) pos[i] = RendezvousScore("", ids[i]);
+  std::vector<uint32_t> ring(n);
+  std::iota(ring.begin(), ring.end(), 0u);
+  std::sort(ring.begin(), ring.end(), [&](uint32_t a, uint32_t b) {
+    return pos[a] != pos[b] ? pos[a] < pos[b] : ids[a] < ids[b];
+  });
+  const size_t start = static_cast<size_t>(uint64_t{client_index} * n / client_count);
+  std::fill(in.begin(), in.end(), 0);
+  for (size_t k = 0; k < size; ++k) in[ring[(start + k) % n]] = 1;
+  return in;
+}
+
 bool SubsetAppliesTo(const Config::Subset& cfg, std::string_view service) {
   if (cfg.mode == SubsetMode::kOff) return false;
   if (cfg.services.empty()) return true;

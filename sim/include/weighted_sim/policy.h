@@ -70,6 +70,8 @@ struct PolicyEnv {
   // config merged over an engine variant's ("" = none); see ClientsSpec.
   std::string client_id;
   std::string client_config;
+  int client_index = 0;  // this client's place in the fleet, and the fleet's size
+  int client_count = 1;
   // Named engine variants (name, config JSON) beside the built-in policies.
   const std::vector<std::pair<std::string, std::string>>* engine_configs = nullptr;
 };
