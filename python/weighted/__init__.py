@@ -40,7 +40,7 @@ from ._errors import (  # noqa: E402
     NotFoundError, OutOfMemoryError, StaleEndpointError, StateFileFormatError, WeightedError,
     WrongClockError)
 from ._config import (  # noqa: E402
-    default_client_id, resolve_config, validate_config, validate_config_file)
+    default_client_id, fleet_place, resolve_config, validate_config, validate_config_file)
 from ._engine import Engine  # noqa: E402
 from ._events import Event, EventType  # noqa: E402
 from ._outcome import Outcome, classify_exception  # noqa: E402
@@ -56,7 +56,7 @@ def library_version() -> str:
 __all__ = [
     "Engine", "Service", "Pick", "Call", "Outcome", "Event", "EventType", "classify_exception",
     "validate_config", "validate_config_file", "resolve_config", "library_version",
-    "default_client_id",
+    "default_client_id", "fleet_place",
     "WeightedError", "InvalidArgumentError", "ConfigError", "ConfigParseError",
     "ConfigInvalidError", "ConfigFileError", "NotFoundError", "NoEndpointError", "LimitError",
     "WrongClockError", "StaleEndpointError", "OutOfMemoryError", "DuplicateEndpointError",

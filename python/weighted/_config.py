@@ -20,7 +20,7 @@ from . import _errors, _weighted
 
 __all__ = ["ConfigLike", "config_bytes", "read_config_file", "validate_config",
            "validate_config_file", "resolve_config", "Limits", "DEFAULT_LIMITS",
-           "default_client_id", "with_client_id"]
+           "default_client_id", "with_client_id", "fleet_place"]
 
 ConfigLike = Union[str, bytes, Mapping[str, Any], None]
 PathLike = Union[str, bytes, "os.PathLike[str]", "os.PathLike[bytes]"]
@@ -54,10 +54,13 @@ def default_client_id() -> str:
 
 def with_client_id(text: bytes, client_id: Optional[str]) -> bytes:
     """The config with ``subset.client_id`` filled in: ``client_id`` when given, else
-    :func:`default_client_id` where the document has a ``subset`` object without one. Text that
-    is not a JSON object goes to the core unchanged, which says what is wrong with it."""
+    :func:`default_client_id` where the document has a ``subset`` object without one; and,
+    where the document's subset has none, this process's place in its fleet
+    (:func:`fleet_place`). Text that is not a JSON object goes to the core unchanged, which says
+    what is wrong with it."""
     if client_id is not None and not isinstance(client_id, str):
         raise TypeError(f"client_id must be a str, not {type(client_id).__name__}")
+    place = fleet_place()
     try:
         doc = json.loads(text)
     except (ValueError, UnicodeDecodeError):
@@ -66,15 +69,48 @@ def with_client_id(text: bytes, client_id: Optional[str]) -> bytes:
         return text
     subset = doc.get("subset")
     if client_id is None:
-        if not isinstance(subset, dict) or subset.get("client_id"):
+        if not isinstance(subset, dict):
             return text
-        client_id = default_client_id()
+        if subset.get("client_id"):
+            client_id = subset["client_id"]
+        else:
+            client_id = default_client_id()
     if subset is None:
         subset = doc["subset"] = {}
     if not isinstance(subset, dict):
         return text  # the core refuses a subset that is not an object, naming it
+    if subset.get("client_id") == client_id and all(k in subset for k in place):
+        return text
     subset["client_id"] = client_id
+    for key, value in place.items():
+        subset.setdefault(key, value)  # the document's own place wins, like its client_id
     return json.dumps(doc).encode("utf-8", "surrogatepass")
+
+
+_PLACE_VARS = (("client_index", "WEIGHTED_CLIENT_INDEX"), ("client_count", "WEIGHTED_CLIENT_COUNT"))
+
+
+def fleet_place() -> Dict[str, int]:
+    """This process's place in its fleet for the deterministic aperture (``subset.client_index``
+    and ``subset.client_count``), from ``WEIGHTED_CLIENT_INDEX`` and ``WEIGHTED_CLIENT_COUNT``
+    where set (a StatefulSet's ordinal and replica count); empty where not. The core checks that
+    the index is below the count; a value that is not a whole number is refused here, naming the
+    variable, since the core would only see a number the variable never held."""
+    place: Dict[str, int] = {}
+    for key, var in _PLACE_VARS:
+        raw = os.environ.get(var, "").strip()
+        if not raw:
+            continue
+        if not (raw.isascii() and raw.isdigit()):
+            raise _errors.from_status(
+                3, f"{var}={raw!r}: not a whole number >= 0 (it sets subset.{key})")
+        place[key] = int(raw)
+    if "client_count" in place and "client_index" not in place:
+        # Every client of the fleet would take place 0, and so the same endpoints.
+        raise _errors.from_status(
+            3, "WEIGHTED_CLIENT_COUNT is set but WEIGHTED_CLIENT_INDEX is not: each client "
+               "needs its own place (0 to count - 1), or every one would use the same endpoints")
+    return place
 
 
 def _fspath(where: str, path: Any) -> bytes:

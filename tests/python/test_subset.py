@@ -72,3 +72,39 @@ def test_bad_input_is_refused_precisely():
         weighted.Engine.from_dict(SUBSET, clock="manual", client_id="")
     with pytest.raises(weighted.ConfigInvalidError, match="/subset/services"):
         weighted.Engine.from_dict({"subset": {"services": "a,,b"}}, clock="manual")
+
+
+def test_a_fleet_place_from_the_environment_makes_an_even_aperture(monkeypatch):
+    # Ten clients of 40 endpoints with 4 each: the aperture hands every endpoint to one client.
+    monkeypatch.setenv("WEIGHTED_CLIENT_COUNT", "10")
+    seen = []
+    for i in range(10):
+        monkeypatch.setenv("WEIGHTED_CLIENT_INDEX", str(i))
+        assert weighted.fleet_place() == {"client_index": i, "client_count": 10}
+        with _engine() as e:
+            seen.extend(_members(e))
+            assert len(_members(e)) == 4
+    assert len(seen) == 40 and set(seen) == set(ENDPOINTS)
+    # The document's own place wins over the environment's.
+    cfg = {"seed": 3, "subset": {"mode": "fixed", "size": 4, "client_count": 10, "client_index": 0}}
+    monkeypatch.setenv("WEIGHTED_CLIENT_INDEX", "5")
+    with weighted.Engine.from_dict(cfg, clock="manual") as own, _engine() as env:
+        own.service("orders").set_endpoints(ENDPOINTS)
+        assert _members(own) != _members(env)
+        monkeypatch.setenv("WEIGHTED_CLIENT_INDEX", "0")
+        with _engine() as zero:
+            assert _members(own) == _members(zero)
+
+
+@pytest.mark.parametrize("var,value,what", [
+    ("WEIGHTED_CLIENT_INDEX", "three", "WEIGHTED_CLIENT_INDEX='three': not a whole number"),
+    ("WEIGHTED_CLIENT_COUNT", "-2", "WEIGHTED_CLIENT_COUNT='-2': not a whole number"),
+    ("WEIGHTED_CLIENT_INDEX", "12", "subset.client_index (12) is not below subset.client_count (10)"),
+    ("WEIGHTED_CLIENT_INDEX", "", "WEIGHTED_CLIENT_COUNT is set but WEIGHTED_CLIENT_INDEX is not"),
+])
+def test_a_bad_fleet_place_is_refused_naming_it(monkeypatch, var, value, what):
+    monkeypatch.setenv("WEIGHTED_CLIENT_COUNT", "10")
+    monkeypatch.setenv("WEIGHTED_CLIENT_INDEX", "1")
+    monkeypatch.setenv(var, value)
+    with pytest.raises(weighted.ConfigInvalidError, match=what.replace("(", r"\(").replace(")", r"\)")):
+        weighted.Engine.from_dict(SUBSET, clock="manual")

@@ -34,15 +34,63 @@ public final class SubsetClientId {
   }
 
   /**
-   * {@code config} with {@code "client_id"} added to its top-level {@code "subset"} object when
-   * that object has none; any other text comes back unchanged, and the engine judges it (a
-   * config that is not JSON is refused there, with its line and column). A scan of the text,
-   * not a parse: the module carries no JSON library, and the engine's parser stays the one that
-   * decides what the document means.
+   * This instance's place in its fleet for the deterministic aperture ({@code subset.client_index}
+   * and {@code subset.client_count}): {@code weighted.loadbalancer.client-index} and
+   * {@code weighted.loadbalancer.client-count} (or their environment variables,
+   * {@code WEIGHTED_LOADBALANCER_CLIENT_INDEX}, ..., a StatefulSet's ordinal and replicas), or
+   * null when neither is set. A value that is not a whole number, or a count without an index
+   * (every instance would take place 0, and the same endpoints), is refused naming the property.
    */
+  public static int[] placeOf(Environment env) {
+    String index = env.getProperty("weighted.loadbalancer.client-index");
+    String count = env.getProperty("weighted.loadbalancer.client-count");
+    if (isBlank(index) && isBlank(count)) {
+      return null;
+    }
+    if (isBlank(index)) {
+      throw new IllegalArgumentException("weighted.loadbalancer.client-count is set but "
+          + "weighted.loadbalancer.client-index is not: each instance needs its own place "
+          + "(0 to count - 1), or every one would use the same endpoints");
+    }
+    if (isBlank(count)) {
+      throw new IllegalArgumentException("weighted.loadbalancer.client-index is set but "
+          + "weighted.loadbalancer.client-count is not: a place means something only with the "
+          + "fleet's size");
+    }
+    return new int[] {whole("client-index", index), whole("client-count", count)};
+  }
+
+  private static boolean isBlank(String s) {
+    return s == null || s.isBlank();
+  }
+
+  private static int whole(String name, String value) {
+    String v = value.strip();
+    if (!v.isEmpty() && v.chars().allMatch(c -> c >= '0' && c <= '9') && v.length() <= 9) {
+      return Integer.parseInt(v);
+    }
+    throw new IllegalArgumentException("weighted.loadbalancer." + name + " \"" + value
+        + "\" is not a whole number >= 0 (at most 999999999)");
+  }
+
+  /** {@link #inject(String, String, int[])} with the client id alone. */
   public static String inject(String config, String clientId) {
+    return inject(config, clientId, null);
+  }
+
+  /**
+   * {@code config} with {@code "client_id"} (when {@code clientId} is not null) and
+   * {@code "client_index"} and {@code "client_count"} (when {@code place} is not null) added to
+   * its top-level {@code "subset"} object where that object has none of its own; any other text
+   * comes back unchanged, and the engine judges it (a config that is not JSON is refused there,
+   * with its line and column). A scan of the text, not a parse: the module carries no JSON
+   * library, and the engine's parser stays the one that decides what the document means.
+   */
+  public static String inject(String config, String clientId, int[] place) {
     int subset = -1;
     boolean hasId = false;
+    boolean hasIndex = false;
+    boolean hasCount = false;
     int depth = 0;
     int subsetDepth = -1;
     String lastKey = null;
@@ -57,8 +105,10 @@ public final class SubsetClientId {
         int next = skipSpace(config, end + 1);
         if (next < config.length() && config.charAt(next) == ':') {
           lastKey = s;
-          if (depth == subsetDepth && s.equals("client_id")) {
-            hasId = true;
+          if (depth == subsetDepth) {
+            hasId |= s.equals("client_id");
+            hasIndex |= s.equals("client_index");
+            hasCount |= s.equals("client_count");
           }
         }
         i = end;
@@ -78,12 +128,26 @@ public final class SubsetClientId {
         lastKey = null;
       }
     }
-    if (subset < 0 || hasId) {
+    if (subset < 0) {
       return config;
     }
-    boolean empty = config.charAt(skipSpace(config, subset + 1)) == '}';
-    String entry = "\"client_id\":" + quote(clientId) + (empty ? "" : ",");
-    return config.substring(0, subset + 1) + entry + config.substring(subset + 1);
+    StringBuilder entries = new StringBuilder();
+    if (clientId != null && !hasId) {
+      entries.append("\"client_id\":").append(quote(clientId)).append(',');
+    }
+    if (place != null && !hasIndex) {
+      entries.append("\"client_index\":").append(place[0]).append(',');
+    }
+    if (place != null && !hasCount) {
+      entries.append("\"client_count\":").append(place[1]).append(',');
+    }
+    if (entries.length() == 0) {
+      return config;
+    }
+    if (config.charAt(skipSpace(config, subset + 1)) == '}') {
+      entries.setLength(entries.length() - 1);  // the object was empty: no comma after the last
+    }
+    return config.substring(0, subset + 1) + entries + config.substring(subset + 1);
   }
 
   private static int endOfString(String s, int open) {

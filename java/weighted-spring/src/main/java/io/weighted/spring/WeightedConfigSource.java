@@ -26,6 +26,7 @@ public final class WeightedConfigSource {
   private final byte[] content;
   private final String text;
   private String clientId;
+  private int[] place;
 
   private WeightedConfigSource(String location, Path file, byte[] content, String text) {
     this.location = location;
@@ -41,14 +42,26 @@ public final class WeightedConfigSource {
    */
   public static WeightedConfigSource load(String location, ResourceLoader loader, boolean explicit,
       String clientId) throws IOException {
+    return load(location, loader, explicit, clientId, null);
+  }
+
+  /**
+   * The same with this instance's place in its fleet ({@code {index, count}}, or null), which the
+   * config gets as {@code subset.client_index} and {@code subset.client_count} where its subset
+   * has neither (see {@link SubsetClientId#placeOf}).
+   */
+  public static WeightedConfigSource load(String location, ResourceLoader loader, boolean explicit,
+      String clientId, int[] place) throws IOException {
     WeightedConfigSource s = load(location, loader, explicit);
     s.clientId = clientId;
+    s.place = place == null ? null : place.clone();
     return s;
   }
 
-  /** A config text as the engine gets it: with the client id filled in (see load). */
+  /** A config text as the engine gets it: with the client id and place filled in (see load). */
   public String prepare(String configText) {
-    return clientId == null ? configText : SubsetClientId.inject(configText, clientId);
+    return clientId == null && place == null ? configText
+        : SubsetClientId.inject(configText, clientId, place);
   }
 
   /** The subset client id, or null. */

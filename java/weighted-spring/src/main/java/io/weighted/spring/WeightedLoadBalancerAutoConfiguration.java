@@ -35,7 +35,7 @@ public class WeightedLoadBalancerAutoConfiguration {
       ResourceLoader resourceLoader, Environment environment) throws IOException {
     boolean explicit = environment.containsProperty("weighted.loadbalancer.config");
     return WeightedConfigSource.load(properties.getConfig(), resourceLoader, explicit,
-        SubsetClientId.of(environment));
+        SubsetClientId.of(environment), SubsetClientId.placeOf(environment));
   }
 
   /** The engine; closed with the application context. */

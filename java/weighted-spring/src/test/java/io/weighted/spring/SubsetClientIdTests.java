@@ -1,6 +1,7 @@
 package io.weighted.spring;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.weighted.jni.Engine;
 import io.weighted.jni.Json;
@@ -100,5 +101,51 @@ class SubsetClientIdTests {
         "spring.application.name=orders-client", "server.port=8081");
     assertThat(a).hasSize(3).isEqualTo(again).isNotEqualTo(b);
     assertThat(b).hasSize(3);
+  }
+
+  @Test
+  void aPlaceInTheFleetGoesInBesideTheId() {
+    assertThat(SubsetClientId.inject("{\"subset\": {\"mode\": \"fixed\"}}", "x", new int[] {2, 5}))
+        .isEqualTo("{\"subset\": {\"client_id\":\"x\",\"client_index\":2,\"client_count\":5,"
+            + "\"mode\": \"fixed\"}}");
+    // The document's own keys win, each on its own.
+    assertThat(SubsetClientId.inject("{\"subset\": {\"client_index\": 0}}", "x", new int[] {2, 5}))
+        .isEqualTo("{\"subset\": {\"client_id\":\"x\",\"client_count\":5,\"client_index\": 0}}");
+    assertThat(SubsetClientId.inject("{\"subset\":{}}", null, new int[] {1, 3}))
+        .isEqualTo("{\"subset\":{\"client_index\":1,\"client_count\":3}}");
+  }
+
+  @Test
+  void thePlaceComesFromTwoPropertiesAndABadOneIsRefusedByName() {
+    MockEnvironment env = new MockEnvironment();
+    assertThat(SubsetClientId.placeOf(env)).isNull();
+    env.setProperty("weighted.loadbalancer.client-index", "3");
+    env.setProperty("weighted.loadbalancer.client-count", "8");
+    assertThat(SubsetClientId.placeOf(env)).containsExactly(3, 8);
+    env.setProperty("weighted.loadbalancer.client-index", "-1");
+    assertThatThrownBy(() -> SubsetClientId.placeOf(env))
+        .hasMessageContaining("weighted.loadbalancer.client-index \"-1\" is not a whole number");
+    MockEnvironment countOnly = new MockEnvironment()
+        .withProperty("weighted.loadbalancer.client-count", "8");
+    assertThatThrownBy(() -> SubsetClientId.placeOf(countOnly))
+        .hasMessageContaining("client-index is not");
+  }
+
+  @Test
+  void instancesWithTheirPlacesShareTheEndpointsEvenly(@TempDir Path dir) throws Exception {
+    // Three instances of 30 endpoints with 10 each: between them every endpoint, once.
+    Path cfg = dir.resolve("weighted.json");
+    Files.writeString(cfg, "{\"subset\": {\"mode\": \"fixed\", \"size\": 10}}");
+    Set<String> all = new HashSet<>();
+    int total = 0;
+    for (int i = 0; i < 3; i++) {
+      Set<String> mine = subsetOf(runner, cfg, "weighted.loadbalancer.client-index=" + i,
+          "weighted.loadbalancer.client-count=3");
+      assertThat(mine).hasSize(10);
+      total += mine.size();
+      all.addAll(mine);
+    }
+    assertThat(total).isEqualTo(30);
+    assertThat(all).hasSize(30);
   }
 }
