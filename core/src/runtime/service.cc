@@ -235,7 +235,7 @@ void Service::Cycle(const Config& cfg, int64_t now, std::vector<PendingEvent>* e
   ChooseSubset(cfg);
   // Endpoints outside the subset get no traffic: judging them would only call them unknown,
   // and stepping them would move weights no pick reads.
-  JudgeFleet(cfg, active_, &judged_);
+  JudgeFleet(cfg, now, active_, &judged_);
   const uint32_t held_before = guard_.held;
   guard_ = GuardFleet(cfg, double(cfg.controller.interval_ms) / 1000.0, active_);
   std::string held_ids;
@@ -286,7 +286,9 @@ void Service::StepErrorBudget(const Config& cfg, int64_t now, uint64_t results, 
 
 Evaluation Service::EvaluationOf(const Endpoint& ep) const {
   Evaluation eval;
-  if (ep.ctl.judged) Evaluate(judged_.rules, ep.ctl.stats, ep.ctl.known, judged_.ref, &eval);
+  if (ep.ctl.judged) {
+    Evaluate(judged_.rules, ep.ctl.Judged(), ep.ctl.HasEvidence(), judged_.ref, &eval);
+  }
   return eval;
 }
 
@@ -382,6 +384,9 @@ void Service::ChooseSubset(const Config& cfg) {
       ep.ctl.window.Clear();
       ep.ctl.stats = WindowStats{};
       ep.ctl.known = false;
+      ep.ctl.has_held = false;
+      ep.ctl.evidence = Evidence::kNone;
+      ep.ctl.burst_from = 0;
     }
     ep.in_subset = in[i] != 0;
     if (!in[i]) continue;
