@@ -40,7 +40,7 @@ from ._errors import (  # noqa: E402
     NotFoundError, OutOfMemoryError, StaleEndpointError, StateFileFormatError, WeightedError,
     WrongClockError)
 from ._engine import (  # noqa: E402
-    Call, Engine, Event, EventType, Outcome, Pick, Service, classify_exception,
+    Call, EndpointState, Engine, Event, EventType, Outcome, Pick, Service, classify_exception,
     default_client_id, resolve_config, validate_config, validate_config_file)
 from ._monitor import StateView, attach, find_state_files  # noqa: E402
 
@@ -51,7 +51,8 @@ def library_version() -> str:
 
 
 __all__ = [
-    "Engine", "Service", "Pick", "Call", "Outcome", "Event", "EventType", "classify_exception",
+    "Engine", "Service", "Pick", "Call", "Outcome", "Event", "EventType", "EndpointState",
+    "classify_exception",
     "validate_config", "validate_config_file", "resolve_config", "library_version",
     "default_client_id",
     "WeightedError", "InvalidArgumentError", "ConfigError", "ConfigParseError",

@@ -62,7 +62,10 @@ TEST(Model, ArticleExampleWithTheDefaultLoadAwarePicker) {
 }
 
 TEST(Model, DefaultProfileCutsAtOnceAndStepsIncreasesAfterTheCooldown) {
-  Harness h;
+  // A flat error rule and no burst undo: what is shown is the cut and the steps alone (graded
+  // rules and bursts have tests of their own, health_model_test.cc).
+  Harness h(R"({"seed": 42, "picker": {"mode": "weighted"}, "controller": {"burst_ms": 0},
+                 "rules": [{"metric": "error_rate", "threshold": 0.01, "penalty": 0.5}]})");
   h.Set({{"A", 10}, {"B", 10}});
   EveryNth sick{7, WT_OUTCOME_HTTP_5XX};  // 14% errors on both: no relative rule involved
   h.Drive(5, 100, [&](const std::string& id) { return id == "A" ? sick(id) : Ok(); });
