@@ -63,8 +63,13 @@ std::vector<Rule> DefaultRules() {
 }
 
 Config DefaultConfig() {
-  Config c;  // the struct's initialisers are the default profile
+  Config c;  // the struct's initialisers are the default profile, but for these
   c.rules = DefaultRules();
+  // Probes go to an isolated endpoint by weight alone, past the load-aware cost comparison:
+  // 0.02 of a base weight sent a hard-down backend ~8 requests/s of a 850/s service (1% of the
+  // traffic, all failing), where the picker's own keep-alive trickle had sent it 1-2. At 0.005
+  // (and probe_min_per_s 1) it is ~2/s, enough for exit_min_probes within a cycle.
+  c.isolation.probe_share = 0.005;
   return c;
 }
 
@@ -93,6 +98,7 @@ Config ArticleConfig() {
   // Every change is stepped and then held, as the article says: no cut is undone at once.
   c.controller.burst_ms = 0;
   c.isolation.max_share = 1;
+  c.isolation.probe_share = 0.02;  // the article's keep-alive trickle, by weight
   c.guard.enabled = false;
   return c;
 }

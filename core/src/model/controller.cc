@@ -108,16 +108,18 @@ bool Blend(const Config& cfg, int64_t now, ControlState* c) {
   return true;
 }
 
-// A cut made to a healthy endpoint in the last burst_ms: the last cycle's own results, if they
-// are enough and fire no rule, say the burst is over.
+// The window fires, but the last cycle's own results (as many as an isolation's exit needs) fire
+// nothing: for a cut made to a healthy endpoint in the last burst_ms, the burst is over; for an
+// endpoint still healthy at base, the evidence sits in the window's older half only and has
+// cleared (a stall's timeouts, weighed against the few results the picker sent it after).
 bool BurstCleared(const Config& cfg, const ServiceReference& ref, int64_t now, ControlState* c) {
-  if (c->burst_from <= 0) return false;
-  if (now - c->burst_ns > cfg.controller.burst_ms * kNsPerMs || c->state == State::kIsolated) {
-    c->burst_from = 0;
-    return false;
-  }
+  if (cfg.controller.burst_ms <= 0 || c->state == State::kIsolated) return false;
+  const bool pending = c->burst_from > 0 && now - c->burst_ns <= cfg.controller.burst_ms * kNsPerMs;
+  if (c->burst_from > 0 && !pending) c->burst_from = 0;
+  const bool healthy = c->state == State::kHealthy && c->weight >= c->base;
+  if (!pending && !healthy) return false;
   WindowStats last = c->window.Compute(1);
-  if (last.requests < cfg.window.min_requests) return false;
+  if (last.requests < cfg.isolation.exit_min_probes) return false;
   // Resources are window averages resolved between client and server reports; a burst is
   // about answers, so the last cycle keeps the window's.
   last.resources = c->stats.resources;
@@ -188,8 +190,12 @@ void JudgeFleet(const Config& cfg, int64_t now, const std::vector<ControlState*>
   judged->ref = ComputeReference(known);
   judged->rules = cfg.rules;
   for (ControlState* c : endpoints) {
-    if (BurstCleared(cfg, judged->ref, now, c)) c->evidence = Evidence::kLastCycle;
     c->penalty = Penalty(cfg.rules, c->Judged(), c->HasEvidence(), judged->ref, &c->failing);
+    if (c->penalty > 0 && c->evidence == Evidence::kWindow &&
+        BurstCleared(cfg, judged->ref, now, c)) {
+      c->evidence = Evidence::kLastCycle;
+      c->penalty = c->failing = 0;
+    }
     c->judged = true;
   }
 }

@@ -233,7 +233,7 @@ public class WeightedMeterBinder implements MeterBinder, AutoCloseable {
     meters.add(Gauge.builder("weighted.endpoint.penalty", this, b -> b.number(key, "penalty"))
         .tags(tags).description("Sum of fired rule penalties").register(r));
     meters.add(Gauge.builder("weighted.endpoint.state", this, b -> b.state(key))
-        .tags(tags).description("0 healthy, 1 degraded, 2 isolated, 3 recovering").register(r));
+        .tags(tags).description("0 healthy, 1 degraded, 2 isolated, 3 recovering, 4 failing").register(r));
     return meters;
   }
 
