@@ -16,7 +16,7 @@ See docs/python.md.
 """
 from __future__ import annotations
 
-__version__ = "2.2.0"
+__version__ = "2.3.0"
 
 
 def _check_version(built: int, loaded: int) -> None:
@@ -46,7 +46,7 @@ from ._monitor import StateView, attach, find_state_files  # noqa: E402
 
 
 def library_version() -> str:
-    """The version of the loaded libweighted.so, e.g. ``"2.2.0"``."""
+    """The version of the loaded libweighted.so, e.g. ``"2.3.0"``."""
     return _weighted.version_string()
 
 
