@@ -40,10 +40,12 @@ TEST(Model, ArticleExampleTiltsTrafficToTheHealthyNodeAndKeepsATrickleToTheOther
   EXPECT_GT(picks["A"], 0) << "A keeps a keep-alive trickle";
   EXPECT_GT(picks["B"], 0) << "B keeps a keep-alive trickle";
   json a = h.Endpoint("A"), b = h.Endpoint("B");
-  EXPECT_DOUBLE_EQ(a["penalty"].get<double>(), 0.8);  // p99 0.3 + errors 0.5
-  EXPECT_DOUBLE_EQ(b["penalty"].get<double>(), 0.7);  // errors 0.5 + cpu 0.2
-  EXPECT_EQ(a["state"], "degraded");
-  EXPECT_NEAR(a["weight"].get<double>(), 0.2, 1e-9);
+  // The default error rule is graded: 0.5 just above 1%, growing linearly to 1 at 50%.
+  auto graded = [](double rate) { return 0.5 + 0.5 * (rate - 0.01) / 0.49; };
+  EXPECT_NEAR(a["penalty"].get<double>(), 0.3 + graded(1.0 / 20), 1e-9);  // p99 + errors
+  EXPECT_NEAR(b["penalty"].get<double>(), graded(1.0 / 40) + 0.2, 1e-9);  // errors + cpu
+  EXPECT_EQ(a["state"], "failing") << "its errors fire: failing, not merely degraded";
+  EXPECT_NEAR(a["weight"].get<double>(), 1 - 0.3 - graded(1.0 / 20), 1e-9);
 }
 
 TEST(Model, ArticleExampleWithTheDefaultLoadAwarePicker) {
@@ -265,7 +267,8 @@ TEST(Model, NewEndpointsSlowStartButTheFirstSetDoesNot) {
 }
 
 TEST(Model, EndpointSetChangesKeepTheStateOfEndpointsThatStay) {
-  Harness h;
+  Harness h(R"({"seed": 42, "picker": {"mode": "weighted"},
+                 "rules": [{"metric": "error_rate", "threshold": 0.01, "penalty": 0.5}]})");
   h.Set({{"A", 10}, {"B", 10}});
   EveryNth sick{5, WT_OUTCOME_HTTP_5XX};
   h.Drive(5, 100, [&](const std::string& id) { return id == "A" ? sick(id) : Ok(); });
