@@ -152,7 +152,7 @@ TEST(Faults, FastFailAnswersWithoutAWorker) {
 
 TEST(Faults, StallHoldsWorkStartedInThePauseUntilItEnds) {
   std::vector<FaultSpec> f = {Fault(FaultType::kStall, 1, 2)};
-  Backend b(Spec(2, 4), 0, &f, 1);
+  Backend b(Spec(3, 4), 0, &f, 1);
   // Before the pause: the constant 10 ms service.
   EXPECT_EQ(b.Arrive(0, kNsPerS / 2).started.done_ns, kNsPerS / 2 + 10 * kNsPerMs);
   // 0.25 s into it: finishes its 10 ms after the pause, 0.75 s later.
