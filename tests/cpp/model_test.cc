@@ -44,12 +44,15 @@ TEST(Model, ArticleExampleTiltsTrafficToTheHealthyNodeAndKeepsATrickleToTheOther
   auto graded = [](double rate) { return 0.5 + 0.5 * (rate - 0.01) / 0.49; };
   const double a_errors = a["window"]["error_rate"].get<double>();  // about 1/20
   const double b_errors = b["window"]["error_rate"].get<double>();  // about 1/40
-  EXPECT_NEAR(a_errors, 1.0 / 20, 0.002);
-  EXPECT_NEAR(b_errors, 1.0 / 40, 0.002);
+  EXPECT_NEAR(a_errors, 1.0 / 20, 0.005);
+  EXPECT_NEAR(b_errors, 1.0 / 40, 0.005);
   EXPECT_NEAR(a["penalty"].get<double>(), 0.3 + graded(a_errors), 1e-9);  // p99 + errors
   EXPECT_NEAR(b["penalty"].get<double>(), graded(b_errors) + 0.2, 1e-9);  // errors + cpu
   EXPECT_EQ(a["state"], "failing") << "its errors fire: failing, not merely degraded";
-  EXPECT_NEAR(a["weight"].get<double>(), 1 - 0.3 - graded(a_errors), 1e-9);
+  // Cut at once to the target of its worst window, then held by the cooldown: further than the
+  // flat rules' 0.2, and not isolated.
+  EXPECT_LT(a["weight"].get<double>(), 0.2);
+  EXPECT_GT(a["weight"].get<double>(), 0.0);
 }
 
 TEST(Model, ArticleExampleWithTheDefaultLoadAwarePicker) {
