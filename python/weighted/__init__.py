@@ -16,7 +16,7 @@ See docs/python.md.
 """
 from __future__ import annotations
 
-__version__ = "2.2.0"
+__version__ = "2.3.0"
 
 
 def _check_version(built: int, loaded: int) -> None:
@@ -42,19 +42,20 @@ from ._errors import (  # noqa: E402
 from ._config import (  # noqa: E402
     default_client_id, fleet_place, resolve_config, validate_config, validate_config_file)
 from ._engine import Engine  # noqa: E402
-from ._events import Event, EventType  # noqa: E402
+from ._events import EndpointState, Event, EventType  # noqa: E402
 from ._outcome import Outcome, classify_exception  # noqa: E402
 from ._service import Call, Pick, Service  # noqa: E402
 from ._monitor import StateView, attach, find_state_files  # noqa: E402
 
 
 def library_version() -> str:
-    """The version of the loaded libweighted.so, e.g. ``"2.2.0"``."""
+    """The version of the loaded libweighted.so, e.g. ``"2.3.0"``."""
     return _weighted.version_string()
 
 
 __all__ = [
-    "Engine", "Service", "Pick", "Call", "Outcome", "Event", "EventType", "classify_exception",
+    "Engine", "Service", "Pick", "Call", "Outcome", "Event", "EventType", "EndpointState",
+    "classify_exception",
     "validate_config", "validate_config_file", "resolve_config", "library_version",
     "default_client_id", "fleet_place",
     "WeightedError", "InvalidArgumentError", "ConfigError", "ConfigParseError",

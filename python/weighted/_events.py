@@ -1,4 +1,5 @@
-"""Engine events: the event types of the C ABI and the event record a listener receives."""
+"""Engine events: the event types of the C ABI, the event record a listener receives, and the
+endpoint states events and snapshots name."""
 from __future__ import annotations
 
 import enum
@@ -27,6 +28,20 @@ class EventType(enum.IntEnum):
     BUDGET_MISSED = 13  # the service's error rate over budget.window_ms went above its budget
     BUDGET_MET = 14  # and is back within it; ``endpoint`` is ""
     GUARD = 15  # the capacity guard holds back a different number of cuts; ``endpoint`` is ""
+    STATE_CHANGED = 16  # an endpoint's state changed; ``reason`` is the judgement behind it
+
+
+class EndpointState(str, enum.Enum):
+    """``wt_endpoint_state``: the snapshot's ``state`` of an endpoint (docs/algorithm.md).
+    ``UNKNOWN`` is what the dashboard shows for an endpoint without evidence
+    (``judgement.evidence`` "none"); the engine's own state for it reads healthy or recovering."""
+
+    HEALTHY = "healthy"
+    DEGRADED = "degraded"
+    ISOLATED = "isolated"
+    RECOVERING = "recovering"
+    FAILING = "failing"  # failure-rate rules fire: cut, and avoided because it fails
+    UNKNOWN = "unknown"
 
 
 @dataclass(frozen=True)

@@ -156,6 +156,7 @@ class Engine final : public Policy {
 
   bool WantsReports() const override { return feed_ == Feed::kScrape || feed_ == Feed::kPoll; }
   std::vector<double> Weights() const override;
+  std::vector<std::string> States() const override;
   std::optional<Decisions> Decided() const override { return decided_; }
 
  private:
@@ -207,6 +208,31 @@ class Engine final : public Policy {
     if (e->type == WT_EVENT_ISOLATED) ++d.isolations;
   }
 };
+
+// The published states, read from the snapshot a dashboard would read: "unknown" where the
+// engine has no evidence to judge on, as the dashboard shows it.
+std::vector<std::string> Engine::States() const {
+  char* text = nullptr;
+  size_t len = 0;
+  Check(wt_engine_snapshot_json(engine_, &text, &len), "wt_engine_snapshot_json");
+  const nlohmann::json snap = nlohmann::json::parse(text, text + len);
+  wt_free(text);
+  std::vector<std::string> out(ids_.size(), "unknown");
+  for (const auto& s : snap.at("services")) {
+    if (s.value("name", std::string()) != "sim") continue;
+    for (const auto& e : s.at("endpoints")) {
+      const std::string id = e.at("id").get<std::string>();
+      std::string state = e.value("state", std::string("unknown"));
+      const auto j = e.find("judgement");
+      if (j != e.end() && j->value("evidence", std::string()) == "none" && state != "isolated") {
+        state = "unknown";
+      }
+      for (size_t i = 0; i < ids_.size(); ++i)
+        if (ids_[i] == id) out[i] = state;
+    }
+  }
+  return out;
+}
 
 // The published weights, read from the snapshot a dashboard would read, normalised.
 std::vector<double> Engine::Weights() const {

@@ -18,7 +18,13 @@ Effects Backend::EffectsAt(int64_t now_ns) const {
 }
 
 double Backend::ServiceMeanMs(int64_t now_ns) const {
-  return spec_.service.mean_ms / spec_.capacity * EffectsAt(now_ns).service_multiplier;
+  const Effects e = EffectsAt(now_ns);
+  return spec_.service.mean_ms / spec_.capacity * e.service_multiplier + StallLeftMs(e, now_ns);
+}
+
+double Backend::StallLeftMs(const Effects& e, int64_t now_ns) {
+  const double left_s = e.stall_until_s - static_cast<double>(now_ns) / kNsPerS;
+  return left_s > 0 ? left_s * 1000.0 : 0.0;
 }
 
 double Backend::ErrorRate(int64_t now_ns) const {
@@ -44,7 +50,8 @@ Backend::Started Backend::Start(uint64_t request, int64_t now_ns) {
   AccountBusy(now_ns);
   ++busy_;
   const Effects e = EffectsAt(now_ns);
-  const double ms = SampleServiceMs() / spec_.capacity * e.service_multiplier;
+  const double ms =
+      SampleServiceMs() / spec_.capacity * e.service_multiplier + StallLeftMs(e, now_ns);
   const double p_error = 1.0 - (1.0 - spec_.error_rate) * (1.0 - e.error_rate);
   Started s;
   s.request = request;

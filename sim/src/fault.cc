@@ -47,6 +47,10 @@ Effects EffectsAt(const std::vector<FaultSpec>& faults, int backend, double base
         if (FlapDown(f, t_s)) e.down = true;
         e.sick = true;  // a flapping backend is sick for the whole fault, up phases included
         continue;
+      case FaultType::kStall:
+        e.stall_until_s = std::max(e.stall_until_s, *f.end_s);
+        e.sick = true;
+        continue;
       case FaultType::kFastFail:
         fast_ok *= 1.0 - f.error_rate * k;
         e.fast_fail_ms = f.error_latency_ms >= 0 ? f.error_latency_ms : 1.0;

@@ -100,6 +100,7 @@ json SeriesJson(const Scenario& sc, const Series& s) {
                         {"memory", Nums(bs.memory)},
                         {"queue", bs.queue},
                         {"sick", bs.sick}});
+    if (!bs.state.empty() && !bs.state.front().empty()) backends.back()["state"] = bs.state;
   }
   j["backends"] = backends;
   return j;

@@ -38,7 +38,8 @@ void CheckKeys(const json& j, std::initializer_list<const char*> allowed, const 
 const std::map<std::string, FaultType> kFaultTypes = {
     {"gc", FaultType::kGc},     {"leak", FaultType::kLeak}, {"cpu_hog", FaultType::kCpuHog},
     {"down", FaultType::kDown}, {"flap", FaultType::kFlap},
-    {"slow_recovery", FaultType::kSlowRecovery},           {"fast_fail", FaultType::kFastFail}};
+    {"slow_recovery", FaultType::kSlowRecovery},           {"fast_fail", FaultType::kFastFail},
+    {"stall", FaultType::kStall}};
 
 BackendSpec ParseBackend(const json& j, const BackendSpec& def, const std::string& path) {
   CheckKeys(j, {"id", "workers", "queue_limit", "weight", "capacity", "service", "error_rate",
@@ -96,6 +97,7 @@ FaultSpec ParseFault(const json& j, int backends, const std::string& path) {
   f.error_latency_ms = Num(j, "error_latency_ms", f.type == FaultType::kFastFail ? 1 : -1, path, -1);
   f.period_s = Num(j, "period_s", 10, path, 1e-3);
   f.down_s = Num(j, "down_s", 5, path);
+  if (f.type == FaultType::kStall && !f.end_s) Fail(path + ".end_s", "is required for a stall");
   return f;
 }
 

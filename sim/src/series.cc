@@ -12,6 +12,7 @@ void Series::Resize(int n, int backend_count) {
     for (auto* v : {&b.sent, &b.success, &b.errors, &b.queue}) v->assign(n, 0);
     for (auto* v : {&b.cpu, &b.memory, &b.weight}) v->assign(n, 0.0);
     b.sick.assign(n, 0);
+    b.state.assign(n, std::string());
   }
 }
 

@@ -277,6 +277,7 @@ class Sim {
     const int bin = Bin(now - 1);
     // A fleet's weights are its first client's: each client has its own.
     const std::vector<double> w = policies_.front()->Weights();
+    const std::vector<std::string> states = policies_.front()->States();
     for (size_t i = 0; i < backends_.size(); ++i) {
       BackendSeries& bs = out_.series.backends[i];
       bs.cpu[bin] = last_report_[i].cpu;
@@ -284,6 +285,7 @@ class Sim {
       bs.queue[bin] = backends_[i].queued();
       bs.weight[bin] = i < w.size() ? w[i] : std::nan("");
       bs.sick[bin] = backends_[i].EffectsAt(now - 1).sick ? 1 : 0;
+      if (i < states.size()) bs.state[bin] = states[i];
     }
     Schedule(now + kNsPerS, Ev::kSample);
   }

@@ -19,7 +19,7 @@ from doc_blocks import replace_block
 
 ROOT = Path(__file__).resolve().parents[2]
 SCENARIOS = ["open_loop", "hard_down", "flapping", "slow_recovery", "sinkhole", "heterogeneous",
-             "all_degraded", "tidal"]
+             "all_degraded", "tidal", "stall"]
 SCENARIO_POLICIES = ["round_robin", "least_request", "peak_ewma", "grpc_wrr",
                      "envoy_outlier_eject_one", "engine_default", "engine_weighted", "oracle"]
 

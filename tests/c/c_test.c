@@ -53,7 +53,7 @@ int main(void) {
   wt_endpoints_options options = WT_ENDPOINTS_OPTIONS_INIT;
 
   CHECK(wt_version_number() == WT_VERSION_NUMBER);
-  CHECK(strcmp(wt_version_string(), "2.2.0") == 0);
+  CHECK(strcmp(wt_version_string(), "2.3.0") == 0);
   CHECK(strcmp(wt_status_name(WT_ERR_CONFIG_PARSE), "WT_ERR_CONFIG_PARSE") == 0);
   CHECK(strcmp(wt_outcome_name(WT_OUTCOME_HTTP_5XX), "http_5xx") == 0);
   CHECK(wt_outcome_name(WT_OUTCOME_COUNT) == NULL);

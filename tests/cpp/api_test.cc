@@ -177,7 +177,8 @@ TEST_F(Api, SnapshotAndPrometheusShowPerRuleContributions) {
   });
   json a = e.Endpoint("a");
   EXPECT_EQ(a["rules"][1]["metric"], "error_rate");
-  EXPECT_DOUBLE_EQ(a["rules"][1]["contribution"].get<double>(), 0.5);
+  // Graded: every request timed out, so the error rule weighs its full penalty.
+  EXPECT_DOUBLE_EQ(a["rules"][1]["contribution"].get<double>(), 1.0);
   const int timeouts = a["window"]["errors"]["timeout"];
   EXPECT_EQ(timeouts, a["window"]["requests"].get<int>());
   EXPECT_FALSE(e.Endpoint("b")["rules"][0]["fired"].get<bool>())
@@ -188,7 +189,7 @@ TEST_F(Api, SnapshotAndPrometheusShowPerRuleContributions) {
   wt_free(text);
   EXPECT_THAT(prom, HasSubstr("# TYPE weighted_endpoint_weight gauge"));
   EXPECT_THAT(prom, HasSubstr(
-      "weighted_endpoint_rule_contribution{service=\"svc\",endpoint=\"a\",rule=\"error_rate\"} 0.5"));
+      "weighted_endpoint_rule_contribution{service=\"svc\",endpoint=\"a\",rule=\"error_rate\"} 1\n"));
   EXPECT_THAT(prom, HasSubstr(
       "weighted_endpoint_outcomes_total{service=\"svc\",endpoint=\"a\",outcome=\"timeout\"} " +
       a["totals"]["timeout"].dump()));

@@ -94,8 +94,8 @@ TEST(ConfigRoundTrip, WritesEveryKey) {
   std::set<std::string> got;
   for (const auto& [k, v] : j.items()) got.insert(k);
   EXPECT_EQ(got, top);
-  EXPECT_EQ(j["controller"].size(), 4u);
-  EXPECT_EQ(j["window"].size(), 2u);
+  EXPECT_EQ(j["controller"].size(), 5u);
+  EXPECT_EQ(j["window"].size(), 3u);
   EXPECT_EQ(j["isolation"].size(), 6u);
   EXPECT_EQ(j["guard"].size(), 2u);
   EXPECT_EQ(j["panic"].size(), 2u);
@@ -112,7 +112,7 @@ TEST(ConfigRoundTrip, WritesEveryKey) {
   // S-W2, spelled exactly as docs/config.md shows it.
   EXPECT_EQ(j["rules"], json::parse(R"([
       {"metric": "latency_p99", "relative": 2.0, "penalty": 0.3},
-      {"metric": "error_rate", "threshold": 0.01, "penalty": 0.5},
+      {"metric": "error_rate", "threshold": 0.01, "penalty": 0.5, "full_rate": 0.5, "full_penalty": 1.0},
       {"metric": "cpu", "threshold": 0.8, "margin": 0.2, "penalty": 0.2}])"));
 }
 
@@ -169,7 +169,7 @@ TEST(ConfigDocs, SchemaCoversEveryKeyWithItsDefault) {
   std::set<std::string> keys;
   for (const auto& [k, v] : rule["properties"].items()) keys.insert(k);
   EXPECT_EQ(keys, (std::set<std::string>{"metric", "threshold", "threshold_ms", "relative",
-                                         "margin", "penalty"}));
+                                         "margin", "penalty", "full_rate", "full_penalty"}));
   std::set<std::string> metrics;
   for (int i = 0; i < kMetricCount; ++i) metrics.insert(std::string(MetricName(Metric(i))));
   std::set<std::string> schema_metrics;

@@ -159,9 +159,10 @@ TEST(ConfigKeys, EveryFieldOfConfigHasAKey) {
   size_t top_sections = 0;
   for (const auto& [section, fields] : sections) top_sections += section.find('/') == std::string::npos;
   EXPECT_EQ(FieldCount<Config>(), 2 + KeysIn("") + top_sections);
-  // Rule: metric, threshold (threshold_ms for latency metrics), relative, margin, penalty.
-  EXPECT_EQ(FieldCount<Rule>(), 5u);
-  EXPECT_EQ(RuleKeys().size(), 6u);
+  // Rule: metric, threshold (threshold_ms for latency metrics), relative, margin, penalty,
+  // full_rate, full_penalty.
+  EXPECT_EQ(FieldCount<Rule>(), 7u);
+  EXPECT_EQ(RuleKeys().size(), 8u);
 }
 
 // What the schema should say of a key's range: JSON Schema's keywords, nothing for non-numbers.

@@ -40,10 +40,19 @@ TEST(Model, ArticleExampleTiltsTrafficToTheHealthyNodeAndKeepsATrickleToTheOther
   EXPECT_GT(picks["A"], 0) << "A keeps a keep-alive trickle";
   EXPECT_GT(picks["B"], 0) << "B keeps a keep-alive trickle";
   json a = h.Endpoint("A"), b = h.Endpoint("B");
-  EXPECT_DOUBLE_EQ(a["penalty"].get<double>(), 0.8);  // p99 0.3 + errors 0.5
-  EXPECT_DOUBLE_EQ(b["penalty"].get<double>(), 0.7);  // errors 0.5 + cpu 0.2
-  EXPECT_EQ(a["state"], "degraded");
-  EXPECT_NEAR(a["weight"].get<double>(), 0.2, 1e-9);
+  // The default error rule is graded: 0.5 just above 1%, growing linearly to 1 at 50%.
+  auto graded = [](double rate) { return 0.5 + 0.5 * (rate - 0.01) / 0.49; };
+  const double a_errors = a["window"]["error_rate"].get<double>();  // about 1/20
+  const double b_errors = b["window"]["error_rate"].get<double>();  // about 1/40
+  EXPECT_NEAR(a_errors, 1.0 / 20, 0.005);
+  EXPECT_NEAR(b_errors, 1.0 / 40, 0.005);
+  EXPECT_NEAR(a["penalty"].get<double>(), 0.3 + graded(a_errors), 1e-9);  // p99 + errors
+  EXPECT_NEAR(b["penalty"].get<double>(), graded(b_errors) + 0.2, 1e-9);  // errors + cpu
+  EXPECT_EQ(a["state"], "failing") << "its errors fire: failing, not merely degraded";
+  // Cut at once to the target of its worst window, then held by the cooldown: further than the
+  // flat rules' 0.2, and not isolated.
+  EXPECT_LT(a["weight"].get<double>(), 0.2);
+  EXPECT_GT(a["weight"].get<double>(), 0.0);
 }
 
 TEST(Model, ArticleExampleWithTheDefaultLoadAwarePicker) {
@@ -62,7 +71,10 @@ TEST(Model, ArticleExampleWithTheDefaultLoadAwarePicker) {
 }
 
 TEST(Model, DefaultProfileCutsAtOnceAndStepsIncreasesAfterTheCooldown) {
-  Harness h;
+  // A flat error rule and no burst undo: what is shown is the cut and the steps alone (graded
+  // rules and bursts have tests of their own, health_model_test.cc).
+  Harness h(R"({"seed": 42, "picker": {"mode": "weighted"}, "controller": {"burst_ms": 0},
+                 "rules": [{"metric": "error_rate", "threshold": 0.01, "penalty": 0.5}]})");
   h.Set({{"A", 10}, {"B", 10}});
   EveryNth sick{7, WT_OUTCOME_HTTP_5XX};  // 14% errors on both: no relative rule involved
   h.Drive(5, 100, [&](const std::string& id) { return id == "A" ? sick(id) : Ok(); });
@@ -262,7 +274,8 @@ TEST(Model, NewEndpointsSlowStartButTheFirstSetDoesNot) {
 }
 
 TEST(Model, EndpointSetChangesKeepTheStateOfEndpointsThatStay) {
-  Harness h;
+  Harness h(R"({"seed": 42, "picker": {"mode": "weighted"},
+                 "rules": [{"metric": "error_rate", "threshold": 0.01, "penalty": 0.5}]})");
   h.Set({{"A", 10}, {"B", 10}});
   EveryNth sick{5, WT_OUTCOME_HTTP_5XX};
   h.Drive(5, 100, [&](const std::string& id) { return id == "A" ? sick(id) : Ok(); });

@@ -230,13 +230,13 @@ TEST(Ownership, NameTablesCoverEveryValueOnce) {
   EXPECT_EQ(outcomes.size(), size_t{WT_OUTCOME_COUNT});
   EXPECT_EQ(wt_outcome_name(-1), nullptr);
   EXPECT_EQ(wt_outcome_name(WT_OUTCOME_COUNT), nullptr);
-  for (int t = WT_EVENT_WEIGHT_CHANGED; t <= WT_EVENT_GUARD; ++t) {
+  for (int t = WT_EVENT_WEIGHT_CHANGED; t <= WT_EVENT_STATE_CHANGED; ++t) {
     ASSERT_NE(wt_event_type_name(t), nullptr) << t;
     events.insert(wt_event_type_name(t));
   }
-  EXPECT_EQ(events.size(), size_t{WT_EVENT_GUARD});
+  EXPECT_EQ(events.size(), size_t{WT_EVENT_STATE_CHANGED});
   EXPECT_EQ(wt_event_type_name(0), nullptr);
-  EXPECT_EQ(wt_event_type_name(WT_EVENT_GUARD + 1), nullptr);
+  EXPECT_EQ(wt_event_type_name(WT_EVENT_STATE_CHANGED + 1), nullptr);
 }
 
 // The header promises a callback may reload or advance: the events those calls raise come after

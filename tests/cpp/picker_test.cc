@@ -181,7 +181,9 @@ TEST(Picker, LoadAwareReadmitsARecoveredEndpointAfterOneCleanCycle) {
   // A refuses connections for 20 s, then recovers. Its failure estimates forget at the first
   // controller cycle whose results (keep-alive picks) are all successes, so it is back in the
   // comparison within a cycle, not after several decay times.
-  Harness h(R"({"seed": 8, "picker": {"mode": "load_aware", "keepalive_share": 0.05}})");
+  // A flat error rule keeps A out of isolation: what is tested is the picker's forgetting.
+  Harness h(R"({"seed": 8, "picker": {"mode": "load_aware", "keepalive_share": 0.05},
+                 "rules": [{"metric": "error_rate", "threshold": 0.01, "penalty": 0.5}]})");
   h.Set({{"A", 1}, {"B", 1}, {"C", 1}});
   auto down = h.Drive(20, 200, [](const std::string& id) {
     return id == "A" ? Outcome{1, WT_OUTCOME_CONNECT_ERROR} : Ok(20);

@@ -70,7 +70,7 @@ TEST(StateFile, MonitorSeesEachCycleAsTheEngineDoes) {
   EXPECT_EQ(info["pid"], getpid());
   EXPECT_EQ(info["interval_ms"], 5000);
   EXPECT_EQ(info["history_points"], 3);
-  EXPECT_EQ(info["format"], "3.0");
+  EXPECT_EQ(info["format"], "3.1");
 }
 
 // The file holds a binary record that the monitor renders; the text it renders is the engine's
@@ -200,7 +200,8 @@ TEST(StateFile, EventsSinceACursorWithTheirReasons) {
   bool cut = false;
   for (const json& e : later["events"]) {
     EXPECT_GT(e["n"].get<uint64_t>(), cursor);
-    if (e["type"] == "weight_changed" && e["endpoint"] == "a") {
+    // Failing every request: the graded error rule isolates it, the cut event being "isolated".
+    if ((e["type"] == "weight_changed" || e["type"] == "isolated") && e["endpoint"] == "a") {
       cut = true;
       EXPECT_LT(e["new_weight"].get<double>(), e["old_weight"].get<double>());
       EXPECT_EQ(e["reason"]["rules"][0]["metric"], "error_rate");

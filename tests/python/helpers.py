@@ -23,7 +23,8 @@ def feed_healthy(svc, ids=("a", "b", "c"), n=50, latency_ms=10.0):
 
 
 def make_sick(svc, endpoint="a", n=50):
-    """Slow, failing and CPU-hot: every default rule fires (0.3 + 0.5 + 0.2 = 1: isolation)."""
+    """Slow, failing half its requests and CPU-hot: every default rule fires (0.3 + 1, the graded
+    error rule at 50%, + 0.2: isolation)."""
     for _ in range(n):
         svc.report(endpoint, 500.0, weighted.Outcome.SUCCESS)  # slow answers (p99 counts these)
         svc.report(endpoint, 500.0, weighted.Outcome.HTTP_5XX)

@@ -82,7 +82,7 @@ def test_live_view_follows_the_engine(engine, svc):
     a = view["services"][0]["endpoints"][0]
     assert (a["id"], a["state"], a["weight"]) == ("a", "isolated", 0)
     assert {r["metric"]: r["contribution"] for r in a["rules"]} == pytest.approx(
-        {"latency_p99": 0.3, "error_rate": 0.5, "cpu": 0.2})
+        {"latency_p99": 0.3, "error_rate": 1.0, "cpu": 0.2})  # 50% errors: the graded rule's full 1
     assert view["timeline"]["t"] == [5.0]
     assert view["timeline"]["series"]["orders/a"] == [0]
     assert [e["type"] for e in view["events"]] == ["isolated"]
@@ -210,9 +210,13 @@ def test_page_shows_endpoints_and_an_isolation_as_it_happens(browser, engine, sv
         engine.advance(5)
         _wait(browser, lambda b: _state(b, "orders/a") == "isolated", "endpoint a to show isolated")
         a = _row(browser, "orders/a")
-        assert (a["weight"], a["penalty"]) == ("0.00", "1.00")
-        assert a["error_rate"] == "33.33%"  # 50 errors among 150 results in the window
-        assert dict(a["fired"]) == pytest.approx({"latency_p99": 0.3, "error_rate": 0.5, "cpu": 0.2})
+        # 50 errors among 150 results in the window: the graded error rule weighs
+        # 0.5 + 0.5 x (0.3333 - 0.01) / (0.5 - 0.01).
+        error = 0.5 + 0.5 * (50 / 150 - 0.01) / 0.49
+        assert (a["weight"], a["penalty"]) == ("0.00", f"{0.5 + error:.2f}")
+        assert a["error_rate"] == "33.33%"
+        assert dict(a["fired"]) == pytest.approx({"latency_p99": 0.3, "error_rate": error, "cpu": 0.2},
+                                                 abs=0.005)
         assert _state(browser, "orders/b") == "healthy"
         _wait(browser, lambda b: _texts(b, '#events li[data-type="isolated"]'),
               "the isolated event in the list")
@@ -274,3 +278,21 @@ def test_page_shows_the_error_budget_and_whether_it_holds(browser):
             assert "10.00%" in text and "over 5 s" in text
     finally:
         engine.close()
+
+
+def test_badges_read_failing_with_evidence_and_unknown_without(engine, svc):
+    import weighted
+    source = dashboard.LiveSource(engine)
+    feed_healthy(svc, ids=("b",))
+    for i in range(100):  # 10% errors, served at the fleet's speed: the error rule alone fires
+        svc.report("a", 10.0, weighted.Outcome.HTTP_5XX if i % 10 == 0 else weighted.Outcome.SUCCESS)
+    engine.advance(5)  # "c" got nothing at all
+    source.sample()
+    eps = {e["id"]: e for e in source.view({})["services"][0]["endpoints"]}
+    assert (eps["a"]["state"], eps["a"]["evidence"]) == ("failing", "window")
+    assert [r["name"] for r in eps["a"]["reasons"]][:1] == ["error_rate"]
+    assert eps["b"]["state"] == "healthy"
+    # The engine's state for "c" is healthy (its weight is at base); the badge must not say so.
+    assert (eps["c"]["engine_state"], eps["c"]["state"]) == ("healthy", "unknown")
+    assert weighted.EndpointState(eps["c"]["state"]) is weighted.EndpointState.UNKNOWN
+    source.close()

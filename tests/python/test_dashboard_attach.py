@@ -49,7 +49,9 @@ def test_a_late_viewer_gets_the_whole_timeline_from_the_file(writer):
         # This engine reports no share: derived from the weights, and said so.
         assert eps["a"]["share"] == 0 and eps["b"]["share"] == pytest.approx(0.5)
         assert {e["share_source"] for e in eps.values()} == {"derived"}
-        assert {r["name"] for r in eps["a"]["reasons"]} == {"latency_p99", "error_rate", "cpu"}
+        # The engine's main contributors: the fired rules and the picker's failure share.
+        assert {r["name"] for r in eps["a"]["reasons"]} == {"latency_p99", "error_rate", "cpu",
+                                                            "failure_share"}
         tl = view["timeline"]
         assert tl["t"] == [5.0, 10.0, 15.0, 20.0]
         assert tl["series"]["orders/a"] == [0, 0, 0, 0]

@@ -150,5 +150,20 @@ TEST(Faults, FastFailAnswersWithoutAWorker) {
   EXPECT_NEAR(b.Report(kNsPerS).eps, 10, 1e-9);
 }
 
+TEST(Faults, StallHoldsWorkStartedInThePauseUntilItEnds) {
+  std::vector<FaultSpec> f = {Fault(FaultType::kStall, 1, 2)};
+  Backend b(Spec(3, 4), 0, &f, 1);
+  // Before the pause: the constant 10 ms service.
+  EXPECT_EQ(b.Arrive(0, kNsPerS / 2).started.done_ns, kNsPerS / 2 + 10 * kNsPerMs);
+  // 0.25 s into it: finishes its 10 ms after the pause, 0.75 s later.
+  const Backend::Arrival a = b.Arrive(1, kNsPerS + kNsPerS / 4);
+  EXPECT_EQ(a.admit, Backend::Admit::kStarted);
+  EXPECT_EQ(a.started.done_ns, 2 * kNsPerS + 10 * kNsPerMs);
+  EXPECT_NEAR(b.ServiceMeanMs(kNsPerS + kNsPerS / 4), 760, 1e-6);  // what the oracle expects
+  EXPECT_TRUE(EffectsAt(f, 0, 0, 1.5).sick);
+  EXPECT_EQ(b.ErrorRate(kNsPerS + kNsPerS / 4), 0.0);  // a pause fails nothing by itself
+  EXPECT_EQ(b.Arrive(2, 2 * kNsPerS).started.done_ns, 2 * kNsPerS + 10 * kNsPerMs);
+}
+
 }  // namespace
 }  // namespace weighted_sim

@@ -67,7 +67,7 @@ extern "C" {
  * ------------------------------------------------------------------------------------------- */
 
 #define WT_VERSION_MAJOR 2
-#define WT_VERSION_MINOR 2
+#define WT_VERSION_MINOR 3
 #define WT_VERSION_PATCH 0
 /* MAJOR * 10000 + MINOR * 100 + PATCH (see "Compatibility" above). 2.0 made the structs sized,
  * moved the engine's pick bits out of the flags into wt_pick.ticket, returned keys and user
@@ -76,7 +76,9 @@ extern "C" {
  * WT_ERR_FORMAT, servers' load reports (wt_load_report and the calls that take a header), the
  * status WT_ERR_BAD_LOAD_REPORT and the metric-source events.
  * 2.2 added wt_service_snapshot_json (one service's or one endpoint's part of the snapshot) and
- * the capacity guard's event (WT_EVENT_GUARD). */
+ * the capacity guard's event (WT_EVENT_GUARD).
+ * 2.3 added the endpoint states (wt_endpoint_state, with "failing") and their change event
+ * (WT_EVENT_STATE_CHANGED). */
 #define WT_VERSION_NUMBER (WT_VERSION_MAJOR * 10000 + WT_VERSION_MINOR * 100 + WT_VERSION_PATCH)
 
 /* The version of the library actually loaded, as WT_VERSION_NUMBER computes it. */
@@ -456,8 +458,24 @@ typedef enum wt_event_type {
    * keep their traffic could not absorb it), or stopped holding them: raised when the number of
    * endpoints held changes. `endpoint` is ""; `reason` is {"held": n, "endpoints": [ids],
    * "headroom_rps", "moved_rps", "max_utilization"}. */
-  WT_EVENT_GUARD = 15
+  WT_EVENT_GUARD = 15,
+  /* 2.3: an endpoint's state (wt_endpoint_state) changed in a cycle without an isolation,
+   * restore or forced restore (those events say so themselves). `reason` is the judgement, as
+   * for WT_EVENT_WEIGHT_CHANGED: {"penalty", "requests", "known", "rules", "share", "picker",
+   * "state" (the new one), "evidence" ("window", "held", "none", "last_cycle"), "failing"}. */
+  WT_EVENT_STATE_CHANGED = 16
 } wt_event_type;
+
+/* 2.3: an endpoint's state, as the snapshot's "state" names it (docs/algorithm.md). An endpoint
+ * without enough evidence to judge is not a state of its own: its snapshot says "known": false
+ * and "judgement.evidence": "none". */
+typedef enum wt_endpoint_state {
+  WT_STATE_HEALTHY = 0,     /* no rule fires; weight at base */
+  WT_STATE_DEGRADED = 1,    /* latency or resource rules fire: weight cut */
+  WT_STATE_ISOLATED = 2,    /* penalty reached 1: probe traffic only */
+  WT_STATE_RECOVERING = 3,  /* no rule fires; weight stepping back up to base */
+  WT_STATE_FAILING = 4      /* failure-rate rules fire: cut and avoided because it fails */
+} wt_endpoint_state;
 
 typedef struct wt_event {
   uint32_t size;         /* callbacks: the library's sizeof(wt_event); polls: set by the caller

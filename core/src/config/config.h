@@ -55,7 +55,16 @@ struct Rule {
   // endpoint value plus this margin (a fraction), so that a fleet that runs hot as a whole is
   // not cut as a whole. Unset (< 0): the absolute threshold alone.
   double margin = -1;
+  // Rate metrics only: the penalty grows linearly from `penalty` just above the threshold to
+  // `full_penalty` at this rate and beyond, so that an endpoint failing every request weighs
+  // more than one failing 1.1% of them. Unset (< 0): the flat penalty of the article.
+  double full_rate = -1;
+  double full_penalty = 1;
 };
+
+// Rates of failures: the metrics whose rules make an endpoint "failing" rather than "degraded",
+// and the only ones that may be graded (Rule::full_rate).
+bool IsRateMetric(Metric m);
 
 enum class StepLimit : uint8_t {
   kIncreasesOnly,  // default profile: cuts and isolation act at once, increases are stepped
@@ -92,11 +101,19 @@ struct Config {
     double max_step = 0.1;       // largest change per cycle, as a fraction of base weight
     int64_t cooldown_ms = 10000; // hold after a change before the next stepped change (S-P1)
     StepLimit step_limit = StepLimit::kIncreasesOnly;
+    // A cut made to a healthy endpoint is undone at once (no step, no cooldown) when, within
+    // this long, a cycle's own results fire no rule: one stall or a second of timeouts costs
+    // one cycle, not the window plus the climb back. 0: off (the article's literal steps).
+    int64_t burst_ms = 10000;
   } controller;
 
   struct Window {
     int64_t length_ms = 10000;  // sliding window for all statistics (S-P1)
     uint32_t min_requests = 10; // fewer results than this in the window = "unknown", not "low"
+    // An endpoint that gets too few results to judge (one the picker starves because it fails)
+    // is judged on its last full window, worth min_requests results and halved every this long,
+    // blended with the few results it still gets. 0: forgotten at once (unknown).
+    int64_t evidence_half_life_ms = 30000;
   } window;
 
   std::vector<Rule> rules;  // defaults set by DefaultRules()

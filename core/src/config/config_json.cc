@@ -67,6 +67,33 @@ Rule ReadRule(const Node& n, Keys rule_keys) {
     }
     r.margin = ReadDouble(*m, config_keys::RuleKey("margin").range);
   }
+  const auto full_rate = n.Get("full_rate");
+  const auto full_penalty = n.Get("full_penalty");
+  if (full_rate && !IsRateMetric(r.metric)) {
+    full_rate->Fail(fmt::format("only rate metrics (error_rate, http_5xx_rate, timeout_rate, "
+                                "connect_error_rate, business_error_rate) are graded by "
+                                "\"full_rate\"; {} is not a rate",
+                                name));
+  }
+  if (full_penalty && !full_rate) {
+    full_penalty->Fail("\"full_penalty\" needs \"full_rate\", the rate at which it is reached");
+  }
+  if (full_rate) {
+    r.full_rate = ReadDouble(*full_rate, config_keys::RuleKey("full_rate").range);
+    if (r.full_rate <= r.threshold) {
+      full_rate->Fail(fmt::format("must be above the rule's threshold {:g}, got {:g}", r.threshold,
+                                  r.full_rate));
+    }
+    if (full_penalty) {
+      r.full_penalty = ReadDouble(*full_penalty, config_keys::RuleKey("full_penalty").range);
+    }
+    if (r.full_penalty < r.penalty) {
+      (full_penalty ? *full_penalty : *full_rate)
+          .Fail(fmt::format("full_penalty {:g} is below the rule's penalty {:g}: a higher rate "
+                            "would weigh less",
+                            r.full_penalty, r.penalty));
+    }
+  }
   return r;
 }
 
@@ -367,6 +394,10 @@ std::string ConfigToJson(const Config& c) {
           if (r.margin >= 0) rule["margin"] = r.margin;
         }
         rule["penalty"] = r.penalty;
+        if (r.full_rate >= 0) {
+          rule["full_rate"] = r.full_rate;
+          rule["full_penalty"] = r.full_penalty;
+        }
         out.push_back(std::move(rule));
       }
     }

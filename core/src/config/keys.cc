@@ -186,11 +186,17 @@ constexpr Key kKeys[] = {
         "hold after a change before the next stepped change"),
     Enum<kController, &C::Controller::step_limit>("controller", "step_limit", kStepLimitNames,
         "which changes max_step and cooldown_ms limit: increases only, or every change"),
+    Int<kController, &C::Controller::burst_ms>("controller", "burst_ms", 0, kDayMs,
+        "a cut made to a healthy endpoint is undone at once when a cycle's own results fire "
+        "no rule within this long; 0: off"),
 
     Int<kWindow, &C::Window::length_ms>("window", "length_ms", 10, kDayMs,
         "length of the sliding window behind every statistic"),
     Int<kWindow, &C::Window::min_requests>("window", "min_requests", 1, kMaxCount,
         "fewer results than this in the window make an endpoint unknown, not low"),
+    Int<kWindow, &C::Window::evidence_half_life_ms>("window", "evidence_half_life_ms", 0, kDayMs,
+        "an endpoint with too few results is judged on its last full window, halved every "
+        "this long; 0: unknown at once"),
 
     Number<kIsolation, &C::Isolation::probe_share>("isolation", "probe_share", kFraction,
         "a half-isolated endpoint's pick weight, as a fraction of its base weight"),
@@ -342,6 +348,11 @@ constexpr Key kRuleKeys[] = {
          "endpoint's plus this margin"),
     InRule("penalty", KeyType::kDouble, kPositiveFraction,
          "added to the endpoint's penalty when the rule fires"),
+    InRule("full_rate", KeyType::kDouble, kPositiveFraction,
+         "rate metrics: the penalty grows linearly from penalty above the threshold to "
+         "full_penalty at this rate"),
+    InRule("full_penalty", KeyType::kDouble, kPositiveFraction,
+         "rate metrics with full_rate: the penalty at full_rate and above"),
 };
 
 Layout BuildLayout() {

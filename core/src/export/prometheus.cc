@@ -109,7 +109,8 @@ std::string PrometheusText(Engine& engine) {
           add(kRuleContribution, fmt::format("{},rule=\"{}\"", l, MetricName(h.metric)),
               h.fired ? h.penalty : 0);
         }
-        for (State st : {State::kHealthy, State::kDegraded, State::kIsolated, State::kRecovering}) {
+        for (State st : {State::kHealthy, State::kDegraded, State::kIsolated, State::kRecovering,
+                         State::kFailing}) {
           add(kState, fmt::format("{},state=\"{}\"", l, StateName(st)), c.state == st);
         }
         add(kLatency, l + ",quantile=\"0.95\"", c.stats.p95_ms);

@@ -16,7 +16,9 @@ namespace weighted {
 namespace {
 
 constexpr uint64_t kMoreServices = 1, kNoMoreServices = 0;
-constexpr int kStates = 4;   // State::kHealthy .. kRecovering
+constexpr int kStates = 5;   // State::kHealthy .. kFailing
+// The failure share at which the default price (picker.error_cost 500) doubles a cost.
+constexpr double kPricedOut = 1.0 / 500;
 constexpr int kOrigins = 3;  // ResourceOrigin::kNone .. kServer
 
 size_t Padded(size_t n) { return (n + 7) / 8 * 8; }
@@ -90,6 +92,7 @@ void EncodeEndpoint(const Endpoint& ep, const Evaluation& eval, uint32_t index, 
   r.hits = eval.hits.size();
   r.state = static_cast<uint8_t>(c.state);
   r.known = c.known;
+  r.evidence = static_cast<uint8_t>(c.evidence);
   r.slow_start = c.slow_start;
   r.in_subset = ep.in_subset;
   out.Pod(r);
@@ -198,11 +201,58 @@ void RenderServerReport(const EndpointRecord& r, int64_t now, JsonWriter& w) {
   w.EndObject().EndObject();
 }
 
+// The judgement's main contributors: the largest fired rules, then the picker's failure share
+// where it prices the endpoint out (a failure term that at least doubles its cost at the
+// default price), so "why does this instance get 2%?" has its answer in one place.
+constexpr size_t kMaxContributors = 3;
+
+void KeepLargest(const HitRecord& h, HitRecord* top, size_t* n) {
+  size_t at = *n < kMaxContributors ? (*n)++ : kMaxContributors;
+  if (at == kMaxContributors) {
+    if (top[kMaxContributors - 1].penalty >= h.penalty) return;
+    at = kMaxContributors - 1;
+  }
+  while (at > 0 && top[at - 1].penalty < h.penalty) {
+    top[at] = top[at - 1];
+    --at;
+  }
+  top[at] = h;
+}
+
+const char* EvidenceOf(const EndpointRecord& r) {
+  // Format 3.0 wrote 0 (window) whatever the window held: its "known" says which it was.
+  const auto e = static_cast<Evidence>(r.evidence);
+  if (e == Evidence::kWindow && !r.known) return EvidenceName(Evidence::kNone);
+  return EvidenceName(e);
+}
+
+void RenderJudgement(const EndpointRecord& r, bool load_aware, const HitRecord* fired,
+                     size_t nfired, JsonWriter& w) {
+  w.Key("judgement").BeginObject().Key("evidence").String(EvidenceOf(r));
+  w.Key("contributors").BeginArray();
+  for (size_t i = 0; i < nfired; ++i) {
+    const HitRecord& h = fired[i];
+    w.BeginObject().Key("source").String("rule");
+    w.Key("metric").String(MetricName(static_cast<Metric>(h.metric)));
+    w.Key("value").Double(h.value).Key("threshold").Double(h.threshold);
+    w.Key("contribution").Double(h.penalty).EndObject();
+  }
+  if (load_aware && r.picker_failure_share > kPricedOut) {
+    w.BeginObject().Key("source").String("picker");
+    w.Key("metric").String("failure_share").Key("value").Double(r.picker_failure_share);
+    w.Key("threshold").Double(kPricedOut).EndObject();
+  }
+  w.EndArray().EndObject();
+}
+
 bool RenderEndpoint(ByteSource& in, int64_t now, bool load_aware, JsonWriter& w) {
   EndpointRecord r;
   std::string_view id;
   if (!in.Pod(&r, "endpoint") || !in.String(&id, "endpoint id")) return false;
   if (r.state >= kStates) return in.Fail(fmt::format("state {} is not a state", r.state));
+  if (r.evidence > static_cast<uint8_t>(Evidence::kLastCycle)) {
+    return in.Fail(fmt::format("evidence {} is not a kind of evidence", r.evidence));
+  }
   for (int i = 0; i < kResources; ++i) {
     if (r.resource_origin[i] >= kOrigins) {
       return in.Fail(fmt::format("resource origin {} is not an origin", r.resource_origin[i]));
@@ -217,6 +267,8 @@ bool RenderEndpoint(ByteSource& in, int64_t now, bool load_aware, JsonWriter& w)
   w.Key("weight").Double(r.weight).Key("target").Double(r.target);
   w.Key("effective_weight").Double(r.effective).Key("penalty").Double(r.penalty);
   w.Key("rules").BeginArray();
+  HitRecord fired[kMaxContributors];
+  size_t nfired = 0;
   for (uint64_t i = 0; i < r.hits; ++i) {
     HitRecord h;
     if (!in.Pod(&h, "rule hit")) return false;
@@ -226,8 +278,10 @@ bool RenderEndpoint(ByteSource& in, int64_t now, bool load_aware, JsonWriter& w)
     w.Key("threshold").Double(h.threshold).Key("penalty").Double(h.penalty);
     w.Key("fired").Bool(h.fired).Key("contribution").Double(h.fired ? h.penalty : 0.0);
     w.EndObject();
+    if (h.fired) KeepLargest(h, fired, &nfired);
   }
   w.EndArray();
+  RenderJudgement(r, load_aware, fired, nfired, w);
   w.Key("window");
   RenderWindow(r, w);
   w.Key("server_report");

@@ -97,7 +97,8 @@ struct EndpointRecord {
   uint64_t forced_restores;
   uint64_t totals[kOutcomes];
   uint64_t hits;  // HitRecords after the id
-  uint8_t state, known, slow_start, has_rps, has_eps, in_subset, server_error_known, pad0;
+  // evidence: Evidence (model/endpoint_state.h); format 3.0 wrote 0 there whatever the window.
+  uint8_t state, known, slow_start, has_rps, has_eps, in_subset, server_error_known, evidence;
   uint8_t resource_known[kResources], server_known[kResources];
   uint8_t resource_origin[kResources], pad1[4];
 };

@@ -24,7 +24,9 @@ inline constexpr char kMagic[8] = {'W', 'T', 'S', 'T', 'A', 'T', 'E', '\0'};
 // (snapshot_record.h); the header is 2's.
 inline constexpr uint32_t kMajor = 3;        // a reader refuses a major outside [kOldestMajor, kMajor]
 inline constexpr uint32_t kOldestMajor = 3;
-inline constexpr uint32_t kMinor = 0;  // additions only: fields at the end of the header
+// 3.1: an endpoint's state may be 4 (failing), which a 3.0 reader refuses as "not a state", and
+// its record's last pad byte carries what it was judged on (evidence; 3.0 wrote 0 there).
+inline constexpr uint32_t kMinor = 1;  // additions only: fields at the end of the header
 inline constexpr uint32_t kEndianTag = 0x01020304;
 inline constexpr uint64_t kHeaderBytes = 4096;
 inline constexpr size_t kMaxServiceName = 256;

@@ -22,9 +22,12 @@ struct Judgement {
 };
 
 // Judges every endpoint whose window the cycle has just updated (ctl.stats): whether its window
-// holds enough results (ctl.known), the fleet reference over the known ones, and each endpoint's
-// penalty (ctl.penalty). Writes the verdict's inputs to *judged.
-void JudgeFleet(const Config& cfg, const std::vector<ControlState*>& endpoints, Judgement* judged);
+// holds enough results (ctl.known), what the rules read (ctl.evidence: the window, the held
+// evidence of a starved endpoint, or a burst's clean last cycle), the fleet reference over the
+// known ones, and each endpoint's penalty (ctl.penalty) and its failing part (ctl.failing).
+// Writes the verdict's inputs to *judged.
+void JudgeFleet(const Config& cfg, int64_t now_ns, const std::vector<ControlState*>& endpoints,
+                Judgement* judged);
 
 // One cycle for one endpoint judged by JudgeFleet against `ref`: target, state and the weight's
 // step. Appends the events it causes, naming the endpoint `id`.
@@ -36,7 +39,8 @@ double SlowStartFactor(const Config& cfg, int64_t added_ns, int64_t now_ns);
 
 // The reason JSON for an endpoint's last evaluation: {"penalty", "requests", "known",
 // "rules": [the fired ones], "share": of the last cycle's results, "picker": its evidence in the
-// load-aware mode, else null}.
+// load-aware mode, else null, "state", "evidence" (what the rules read), "failing" (the rate
+// rules' part of the penalty)}.
 std::string ReasonJson(const ControlState& ctl, const Evaluation& eval, bool load_aware);
 
 }  // namespace weighted

@@ -14,7 +14,27 @@ enum class State : uint8_t {
   kDegraded,    // some rules fire; weight cut to base x (1 - penalty)
   kIsolated,    // penalty >= 1: probe traffic only (S-W3, S-S3)
   kRecovering,  // left isolation (or was force-restored); stepping back up
+  kFailing,     // rate rules fire (its failures, not its speed or load): cut, and avoided by
+                // the picker; shown with its evidence, never as healthy or recovering
 };
+
+// What the rules judged an endpoint on in its last cycle.
+enum class Evidence : uint8_t {
+  kWindow,     // its window: at least window.min_requests results (isolated: exit_min_probes)
+  kHeld,       // too few results: its last full window, decayed, blended with the few it got
+  kNone,       // too few results and nothing held: unknown, which is not low
+  kLastCycle,  // a burst's cut being undone: the last cycle's own results, which fire nothing
+};
+
+inline const char* EvidenceName(Evidence e) {
+  switch (e) {
+    case Evidence::kWindow: return "window";
+    case Evidence::kHeld: return "held";
+    case Evidence::kNone: return "none";
+    case Evidence::kLastCycle: return "last_cycle";
+  }
+  return "none";
+}
 
 inline const char* StateName(State s) {
   switch (s) {
@@ -22,6 +42,7 @@ inline const char* StateName(State s) {
     case State::kDegraded: return "degraded";
     case State::kIsolated: return "isolated";
     case State::kRecovering: return "recovering";
+    case State::kFailing: return "failing";
   }
   return "unknown";
 }
@@ -50,6 +71,23 @@ struct ControlState {
   Window window;
   WindowStats stats;     // as of the last cycle
   double penalty = 0;    // as of the last cycle (Service::EvaluationOf explains it)
+  double failing = 0;    // the part of penalty from rate rules: > 0 makes the state failing
+  // What the rules read (Judged()): the window, or, while it holds too few results, `blend`
+  // of the last full window (`held`, taken at held_ns) and the few results since. A starved
+  // endpoint keeps the evidence that starved it, fading, instead of turning unknown.
+  Evidence evidence = Evidence::kNone;
+  bool has_held = false;
+  int64_t held_ns = 0;
+  WindowStats held;
+  WindowStats blend;
+  // A cut made to a healthy endpoint (burst_from: the weight before it; 0: none pending), and
+  // when, so that a short burst's cut is undone once a cycle's own results are clean.
+  double burst_from = 0;
+  int64_t burst_ns = 0;
+  const WindowStats& Judged() const {
+    return evidence == Evidence::kHeld || evidence == Evidence::kLastCycle ? blend : stats;
+  }
+  bool HasEvidence() const { return evidence != Evidence::kNone; }
   // The traffic the endpoint got: its results (completed picks and reports) in the last cycle,
   // and their share of its service's. What the picker did, whatever the weights say.
   uint64_t cycle_results = 0;

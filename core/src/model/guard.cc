@@ -75,7 +75,12 @@ GuardVerdict GuardFleet(const Config& cfg, double interval_s,
         next_total > 0 ? (c->judged ? std::min(c->weight, target) : c->weight) / next_total : 0;
     if (c->judged && target < c->weight) {
       if (share_next < share_now) {
-        const double success = rate * (1 - std::clamp(c->stats.error_rate, 0.0, 1.0));
+        // What the cut moves is what the endpoint serves now: its last cycle's successes. The
+        // window's error rate lags a cycle behind a sudden failure (its older half still holds
+        // the successes from before), and held the isolation of a backend that had just gone
+        // hard down while its peers were busy.
+        const WindowStats last = c->window.Compute(1);
+        const double success = double(last.outcomes[WT_OUTCOME_SUCCESS]) / interval_s;
         cuts.push_back({c, target, success * (1 - share_next / share_now)});
       }
       // A cut that keeps its share is no receiver either: its room is judged like anyone's.

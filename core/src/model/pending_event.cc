@@ -19,6 +19,7 @@ const char* EventTypeName(int type) {
     case WT_EVENT_BUDGET_MISSED: return "budget_missed";
     case WT_EVENT_BUDGET_MET: return "budget_met";
     case WT_EVENT_GUARD: return "guard";
+    case WT_EVENT_STATE_CHANGED: return "state_changed";
   }
   return nullptr;
 }

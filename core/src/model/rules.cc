@@ -114,6 +114,12 @@ ServiceReference ComputeReference(const std::vector<const WindowStats*>& known) 
   }
   h.threshold = threshold;
   h.fired = h.evaluated && h.value > threshold;
+  if (h.fired && r.full_rate > threshold) {
+    // Severity grows with the rate: a flat 0.5 caps an endpoint failing every request at the
+    // penalty of one failing 1.1%, below isolation, and leaves it to the picker alone.
+    const double k = std::min(1.0, (h.value - threshold) / (r.full_rate - threshold));
+    h.penalty = r.penalty + (r.full_penalty - r.penalty) * k;
+  }
   return h;
 }
 
@@ -123,21 +129,29 @@ RuleHit Judge(const Rule& r, const WindowStats& stats, bool has_requests,
 }
 
 double Penalty(const std::vector<Rule>& rules, const WindowStats& stats, bool has_requests,
-               const ServiceReference& ref) {
-  double penalty = 0;
+               const ServiceReference& ref, double* failing) {
+  double penalty = 0, rates = 0;
   for (const Rule& r : rules) {
-    if (JudgeInline(r, stats, has_requests, ref).fired) penalty += r.penalty;
+    const RuleHit h = JudgeInline(r, stats, has_requests, ref);
+    if (!h.fired) continue;
+    penalty += h.penalty;
+    if (IsRateMetric(r.metric)) rates += h.penalty;
   }
+  if (failing) *failing = rates;
   return penalty;
 }
 
 void Evaluate(const std::vector<Rule>& rules, const WindowStats& stats, bool has_requests,
               const ServiceReference& ref, Evaluation* out) {
   out->penalty = 0;
+  out->failing = 0;
   out->hits.clear();
   for (const Rule& r : rules) {
     out->hits.push_back(Judge(r, stats, has_requests, ref));
-    if (out->hits.back().fired) out->penalty += r.penalty;
+    const RuleHit& h = out->hits.back();
+    if (!h.fired) continue;
+    out->penalty += h.penalty;
+    if (IsRateMetric(r.metric)) out->failing += h.penalty;
   }
 }
 

@@ -27,13 +27,15 @@ struct RuleHit {
   Metric metric;
   double value = 0;      // the metric's window value (ms or fraction)
   double threshold = 0;  // the threshold in force (relative thresholds resolved to ms)
-  double penalty = 0;    // the rule's penalty
+  double penalty = 0;    // the rule's penalty at this value (graded rules: between penalty and
+                         // full_penalty)
   bool fired = false;
   bool evaluated = false;  // false when the endpoint lacks the data (unknown, not low)
 };
 
 struct Evaluation {
   double penalty = 0;  // sum of fired penalties (may exceed 1)
+  double failing = 0;  // the part of it from rate rules (failures, not slowness or load)
   std::vector<RuleHit> hits;  // one per rule, in config order
 };
 
@@ -46,8 +48,9 @@ RuleHit Judge(const Rule& rule, const WindowStats& stats, bool has_requests,
 // The sum of the fired rules' penalties: what the cycle needs of every endpoint. The hits
 // themselves are asked for only to explain a weight (events, snapshots), so they are
 // recomputed then, from the same inputs, instead of being kept per endpoint.
+// `failing`, when given, receives the part of the penalty from rate rules.
 double Penalty(const std::vector<Rule>& rules, const WindowStats& stats, bool has_requests,
-               const ServiceReference& ref);
+               const ServiceReference& ref, double* failing = nullptr);
 
 // Every rule's verdict, and the penalty. Writes into `out`, reusing its storage.
 void Evaluate(const std::vector<Rule>& rules, const WindowStats& stats, bool has_requests,

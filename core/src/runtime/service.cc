@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "model/picker_evidence.h"
 #include "model/weights.h"
 #include "runtime/subset.h"
 #include "util/quoted.h"
@@ -14,6 +15,7 @@
 namespace weighted {
 
 namespace {
+
 constexpr size_t kMaxIdBytes = 256;
 constexpr double kMaxBaseWeight = 1e9;
 
@@ -218,6 +220,7 @@ void Service::Cycle(const Config& cfg, int64_t now, std::vector<PendingEvent>* e
     c.picker = {ep->load.InFlight(), ep->load.ewma_ms.load(std::memory_order_relaxed),
                 ep->load.FailureShare()};
     ep->load.NewCycle(cycles_, sample, cfg.isolation.exit_min_probes, before.Steady());
+    ForgetPeak(cfg, sample, judged_.ref, ep->load);
     c.stats = c.window.Compute();
     std::array<int64_t, kResources> server_at;
     for (int i = 0; i < kResources; ++i) server_at[i] = ep->stats.ServerReportedAt(i);
@@ -235,7 +238,7 @@ void Service::Cycle(const Config& cfg, int64_t now, std::vector<PendingEvent>* e
   ChooseSubset(cfg);
   // Endpoints outside the subset get no traffic: judging them would only call them unknown,
   // and stepping them would move weights no pick reads.
-  JudgeFleet(cfg, active_, &judged_);
+  JudgeFleet(cfg, now, active_, &judged_);
   const uint32_t held_before = guard_.held;
   guard_ = GuardFleet(cfg, double(cfg.controller.interval_ms) / 1000.0, active_);
   std::string held_ids;
@@ -286,7 +289,9 @@ void Service::StepErrorBudget(const Config& cfg, int64_t now, uint64_t results, 
 
 Evaluation Service::EvaluationOf(const Endpoint& ep) const {
   Evaluation eval;
-  if (ep.ctl.judged) Evaluate(judged_.rules, ep.ctl.stats, ep.ctl.known, judged_.ref, &eval);
+  if (ep.ctl.judged) {
+    Evaluate(judged_.rules, ep.ctl.Judged(), ep.ctl.HasEvidence(), judged_.ref, &eval);
+  }
   return eval;
 }
 
@@ -387,6 +392,9 @@ void Service::ChooseSubset(const Config& cfg) {
       ep.ctl.window.Clear();
       ep.ctl.stats = WindowStats{};
       ep.ctl.known = false;
+      ep.ctl.has_held = false;
+      ep.ctl.evidence = Evidence::kNone;
+      ep.ctl.burst_from = 0;
     }
     ep.in_subset = in[i] != 0;
     if (!in[i]) continue;

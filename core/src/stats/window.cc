@@ -30,7 +30,7 @@ CycleSample& Window::Next(size_t slots) {
   return ring_[i];
 }
 
-WindowStats Window::Compute() const {
+WindowStats Window::Compute(size_t newest) const {
   WindowStats s;
   uint64_t lat_sum = 0, lat_n = 0;
   std::array<double, kResources> rsum{}, ssum{};
@@ -44,7 +44,7 @@ WindowStats Window::Compute() const {
     parts = heap_parts.data();
   }
   size_t nparts = 0;
-  for (size_t k = 0; k < count_; ++k) {
+  for (size_t k = count_ > newest ? count_ - newest : 0; k < count_; ++k) {
     const CycleSample& c = At(k);
     for (int i = 0; i < kOutcomes; ++i) s.outcomes[i] += c.outcomes[i];
     lat_sum += c.latency_sum_us;

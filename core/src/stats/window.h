@@ -4,6 +4,7 @@
 
 #include <array>
 #include <cstdint>
+#include <cstddef>
 #include <vector>
 
 #include "config/config.h"
@@ -53,7 +54,8 @@ class Window {
   CycleSample& Next(size_t slots);
   void Push(CycleSample sample, size_t slots) { Next(slots) = std::move(sample); }
   void Clear() { start_ = count_ = 0; }
-  WindowStats Compute() const;
+  // Over the whole window, or over its `newest` most recent samples.
+  WindowStats Compute(size_t newest = SIZE_MAX) const;
 
  private:
   void Resize(size_t slots);

@@ -37,9 +37,29 @@ def _number(v: Any) -> Optional[float]:
 
 
 def _derived_reasons(ep: Dict[str, Any]) -> List[Dict[str, Any]]:
+    judgement = ep.get("judgement")
+    if isinstance(judgement, dict) and isinstance(judgement.get("contributors"), list):
+        # The engine's own main contributors: fired rules, largest first, and the picker's
+        # failure share where it prices the endpoint out.
+        return [{"kind": c.get("source"), "name": c.get("metric"), "value": c.get("value"),
+                 "threshold": c.get("threshold"), "effect": c.get("contribution")}
+                for c in judgement["contributors"] if isinstance(c, dict)]
     return [{"kind": "rule", "name": r.get("metric"), "value": r.get("value"),
              "threshold": r.get("threshold"), "effect": r.get("contribution")}
             for r in ep.get("rules") or [] if r.get("fired")]
+
+
+def shown_state(ep: Dict[str, Any]) -> Optional[str]:
+    """The state an operator should read: the engine's, or ``"unknown"`` for an endpoint the
+    engine has no evidence on (``judgement.evidence`` "none"; older engines: ``known`` false
+    while healthy or recovering), which is not the same as healthy."""
+    state = ep.get("state")
+    judgement = ep.get("judgement")
+    if isinstance(judgement, dict) and "evidence" in judgement:
+        unknown = judgement.get("evidence") == "none"
+    else:
+        unknown = ep.get("known") is False
+    return "unknown" if unknown and state in ("healthy", "recovering") else state
 
 
 def services_view(snapshot: Dict[str, Any]) -> List[Dict[str, Any]]:
@@ -81,7 +101,9 @@ def _endpoint_view(ep: Dict[str, Any]) -> Dict[str, Any]:
     reasons = ep.get("reasons")
     return {
         "id": ep.get("id"),
-        "state": ep.get("state"),
+        "state": shown_state(ep),
+        "engine_state": ep.get("state"),
+        "evidence": (ep.get("judgement") or {}).get("evidence"),
         "weight": ep.get("effective_weight", ep.get("weight")),
         "health_weight": ep.get("weight"),
         "target": ep.get("target"),

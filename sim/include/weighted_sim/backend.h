@@ -56,6 +56,8 @@ class Backend {
   Started Start(uint64_t request, int64_t now_ns);
   void AccountBusy(int64_t now_ns);
   double SampleServiceMs();
+  // What is left of a stall at now_ns: work started in a pause finishes after it.
+  static double StallLeftMs(const Effects& e, int64_t now_ns);
 
   BackendSpec spec_;
   int index_;

@@ -17,6 +17,9 @@ struct Effects {
   bool down = false;              // hard down / flap down phase: connection errors
   double fast_fail_rate = 0;      // share answered 5xx after fast_fail_ms without queueing
   double fast_fail_ms = 1;
+  // stall: the process is paused (a stop-the-world GC) until this time; work started in the
+  // pause finishes its service time after it. 0: not stalled.
+  double stall_until_s = 0;
   bool sick = false;              // any fault has intensity > 0 (or is in a down phase)
 };
 

@@ -92,6 +92,9 @@ class Policy {
   virtual bool WantsReports() const { return false; }
   // The policy's current effective weights, normalised to sum 1; empty if it has none.
   virtual std::vector<double> Weights() const { return {}; }
+  // The state the policy shows for each backend ("healthy", "failing", ..., "unknown" without
+  // evidence), for policies that publish one (the engine); empty otherwise.
+  virtual std::vector<std::string> States() const { return {}; }
   // What the policy decided over the run, for policies that say (the engine, from its events):
   // how often a weight moved, and how often an endpoint was isolated.
   struct Decisions {

@@ -36,7 +36,7 @@ struct BackendSpec {
   double connect_error_ms = 1; // latency of a connection error while hard down
 };
 
-enum class FaultType { kGc, kLeak, kCpuHog, kDown, kFlap, kSlowRecovery, kFastFail };
+enum class FaultType { kGc, kLeak, kCpuHog, kDown, kFlap, kSlowRecovery, kFastFail, kStall };
 
 // One fault on one backend. Its intensity f(t) is 0 before start_s, ramps linearly to 1 over
 // ramp_s, stays 1 until end_s, then falls linearly to 0 over recovery_s. Each effect scales with f.

@@ -17,6 +17,8 @@ struct BackendSeries {
   std::vector<int64_t> queue;    // queued requests at the end of the second
   std::vector<double> weight;    // the policy's normalised weight at the end of the second
   std::vector<uint8_t> sick;     // 1 if a fault was active on it at the end of the second
+  std::vector<std::string> state;  // the policy's published state at the end of the second
+                                   // (empty for policies without states)
 };
 
 struct Series {

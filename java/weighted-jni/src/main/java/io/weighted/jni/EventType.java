@@ -33,6 +33,12 @@ public enum EventType {
    * headroom the guard saw.
    */
   GUARD(15),
+  /**
+   * 2.3: an endpoint's state ({@link EndpointState}) changed in a cycle without an isolation,
+   * restore or forced restore; the reason is the judgement behind it ("state", "evidence",
+   * "rules", "picker", "failing").
+   */
+  STATE_CHANGED(16),
   /** A type this binding does not know (a newer library). */
   UNKNOWN(-1);
 

@@ -5,6 +5,7 @@ import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.binder.MeterBinder;
+import io.weighted.jni.EndpointState;
 import io.weighted.jni.Engine;
 import io.weighted.jni.Json;
 import java.util.ArrayList;
@@ -29,8 +30,9 @@ import java.util.concurrent.TimeUnit;
  *       picker; with the default load-aware one only how often it is drawn as a candidate);
  *   <li>{@code weighted.endpoint.base.weight}: the base weight from discovery metadata;
  *   <li>{@code weighted.endpoint.penalty}: the sum of fired rule penalties;
- *   <li>{@code weighted.endpoint.state}: 0 healthy, 1 degraded, 2 isolated, 3 recovering
- *       (-1 for a state this version does not know);
+ *   <li>{@code weighted.endpoint.state}: 0 healthy, 1 degraded, 2 isolated, 3 recovering,
+ *       4 failing ({@link io.weighted.jni.EndpointState}; -1 for a state this version does not
+ *       know);
  *   <li>{@code weighted.service.panic} (tag {@code service}): 1 while in panic round-robin;
  *   <li>with an error budget set (config {@code budget.max_error_rate}), per service:
  *       {@code weighted.service.error.budget} (the budget), {@code
@@ -45,8 +47,6 @@ import java.util.concurrent.TimeUnit;
  * their gauges added or removed on that read, so they are there for the next scrape.
  */
 public class WeightedMeterBinder implements MeterBinder, AutoCloseable {
-  private static final List<String> STATES =
-      List.of("healthy", "degraded", "isolated", "recovering");
 
   private final Engine engine;
   private final boolean enabled;
@@ -233,7 +233,7 @@ public class WeightedMeterBinder implements MeterBinder, AutoCloseable {
     meters.add(Gauge.builder("weighted.endpoint.penalty", this, b -> b.number(key, "penalty"))
         .tags(tags).description("Sum of fired rule penalties").register(r));
     meters.add(Gauge.builder("weighted.endpoint.state", this, b -> b.state(key))
-        .tags(tags).description("0 healthy, 1 degraded, 2 isolated, 3 recovering").register(r));
+        .tags(tags).description("0 healthy, 1 degraded, 2 isolated, 3 recovering, 4 failing").register(r));
     return meters;
   }
 
@@ -254,7 +254,7 @@ public class WeightedMeterBinder implements MeterBinder, AutoCloseable {
     if (e == null) {
       return Double.NaN;
     }
-    return STATES.indexOf(String.valueOf(e.get("state")));
+    return EndpointState.fromLabel(String.valueOf(e.get("state"))).code();
   }
 
   private static List<?> list(Object o) {

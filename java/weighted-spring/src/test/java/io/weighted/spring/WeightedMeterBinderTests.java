@@ -16,7 +16,9 @@ class WeightedMeterBinderTests {
 
   @Test
   void gaugesFollowTheSnapshot() {
-    try (Engine engine = Engine.create("{\"seed\": 1, \"slow_start\": {\"window_ms\": 0}, \"picker\": {\"mode\": \"weighted\"}}",
+    // A flat error rule, so that an endpoint failing every request is cut (failing), not isolated.
+    try (Engine engine = Engine.create("{\"seed\": 1, \"slow_start\": {\"window_ms\": 0}, \"picker\": {\"mode\": \"weighted\"}, "
+            + "\"rules\": [{\"metric\": \"error_rate\", \"threshold\": 0.01, \"penalty\": 0.5}]}",
             ClockMode.MANUAL);
         WeightedMeterBinder binder = new WeightedMeterBinder(engine, true, 0)) {
       SimpleMeterRegistry registry = new SimpleMeterRegistry();
@@ -38,7 +40,7 @@ class WeightedMeterBinderTests {
       assertThat(registry.get("weighted.endpoint.penalty").tag("endpoint", "b:1").gauge().value())
           .isEqualTo(0.5);
       assertThat(registry.get("weighted.endpoint.state").tag("endpoint", "b:1").gauge().value())
-          .isEqualTo(1.0);  // degraded
+          .isEqualTo(4.0);  // failing
       assertThat(registry.get("weighted.endpoint.weight").tag("endpoint", "b:1").gauge().value())
           .isEqualTo(0.5);
 
