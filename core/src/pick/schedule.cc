@@ -15,25 +15,6 @@ inline double Schedule::Cost(const LoadEstimate& load, double failure_share) con
   return lat * (pending + 1) * (1 + error_cost * failure_share);
 }
 
-namespace {
-
-// Draws until the item is neither `x` nor `y`, at most four times (then the last draw stands),
-// all four draws made and the first usable one kept by a conditional move. With few endpoints a
-// repeat is common (46% of second candidates with weights 1, 8 and 5), and the redraw loop's
-// exit branch, mispredicted about half the time on each turn, was most of a pick's time.
-uint32_t Redraw(const AliasTable& t, PickerRandom& r, uint32_t x, uint32_t y) {
-  uint32_t out = 0;
-  bool found = false;
-  for (int k = 0; k < 4; ++k) {
-    const uint32_t c = t.Sample(r.Next());
-    out = found ? out : c;
-    found = found || (c != x && c != y);
-  }
-  return out;
-}
-
-}  // namespace
-
 uint32_t Schedule::PickByCost(const Roster& roster, PickerRandom& random) const {
   // The stream in a local: the compiler keeps it in registers through the draws, where the
   // caller's reference made it store and reload the state around every one.
@@ -42,7 +23,7 @@ uint32_t Schedule::PickByCost(const Roster& roster, PickerRandom& random) const 
   uint32_t b = main.Sample(r.Next());
   // Two distinct candidates (Finagle's P2C): with a repeat, an endpoint that always loses
   // the comparison would still win every pick in which it is drawn twice.
-  if (b == a) b = Redraw(main, r, a, a);
+  for (int k = 0; b == a && k < 4; ++k) b = main.Sample(r.Next());
   // Each candidate's failure share once: it enters the cost and the third-candidate test.
   const LoadEstimate& la = *roster.loads[a];
   const LoadEstimate& lb = *roster.loads[b];
@@ -56,7 +37,7 @@ uint32_t Schedule::PickByCost(const Roster& roster, PickerRandom& random) const 
   // when every other endpoint is saturated the failing one still takes its share.
   if (a != b && error_cost * std::max(fa, fb) >= 1) {
     uint32_t c = main.Sample(r.Next());
-    if (c == a || c == b) c = Redraw(main, r, a, b);
+    for (int k = 0; (c == a || c == b) && k < 4; ++k) c = main.Sample(r.Next());
     if (c != a && c != b) {
       const LoadEstimate& lc = *roster.loads[c];
       i = Cost(lc, lc.PricedShare(fast_weight)) < std::min(ca, cb) ? c : i;
