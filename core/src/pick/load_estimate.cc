@@ -8,18 +8,17 @@ void LoadEstimate::Record(double latency_ms, bool failed, int64_t now, double de
   // Every estimate here is updated racily (plain loads and stores, no read-modify-write): two
   // reports racing on one endpoint may lose one sample's influence, never corrupt a value, and
   // a report pays no locked instruction for them.
-  const int64_t ewma_at = ewma_at_ns.load(std::memory_order_relaxed);
-  const int64_t fail_at = fail_at_ns.load(std::memory_order_relaxed);
-  const double w_fail = DecayFactor(std::max(double(now - fail_at), 0.0) / decay_ns);
+  auto decay_since = [&](std::atomic<int64_t>& at) {
+    const double dt = double(now - at.load(std::memory_order_relaxed));
+    at.store(now, std::memory_order_relaxed);
+    return DecayFactor(std::max(dt, 0.0) / decay_ns);
+  };
   const double prev = ewma_ms.load(std::memory_order_relaxed);
   // Peak EWMA (Finagle): a slower sample is taken at once, faster ones decay in with tau. A
   // failure may raise the estimate but never lower it: an endpoint that fails in 1 ms must not
   // look fast and attract traffic (Prequal's "sinkholing").
   if (!failed || prev <= 0 || latency_ms > prev) {
-    // Both stamps move together except after a fast failure: then one decay serves both.
-    const double w = ewma_at == fail_at ? w_fail
-                                        : DecayFactor(std::max(double(now - ewma_at), 0.0) / decay_ns);
-    ewma_at_ns.store(now, std::memory_order_relaxed);
+    const double w = decay_since(ewma_at_ns);
     const double next = latency_ms > prev || prev <= 0 ? latency_ms : prev * w + latency_ms * (1 - w);
     ewma_ms.store(std::max(next, 1e-3), std::memory_order_relaxed);
   }
@@ -29,12 +28,11 @@ void LoadEstimate::Record(double latency_ms, bool failed, int64_t now, double de
   failure_ewma.store(f + ((failed ? 1.0 : 0.0) - f) / 16.0, std::memory_order_relaxed);
   // Failure share over the decay time: both sums decay alike, so their ratio needs no decay
   // when read, and it stays put while the endpoint gets no picks.
-  fail_at_ns.store(now, std::memory_order_relaxed);
-  const double fails = fail_decayed.load(std::memory_order_relaxed) * w_fail + (failed ? 1 : 0);
-  const double all = outcomes_decayed.load(std::memory_order_relaxed) * w_fail + 1;
+  const double w = decay_since(fail_at_ns);
+  const double fails = fail_decayed.load(std::memory_order_relaxed) * w + (failed ? 1 : 0);
+  const double all = outcomes_decayed.load(std::memory_order_relaxed) * w + 1;
   fail_decayed.store(fails, std::memory_order_relaxed);
   outcomes_decayed.store(all, std::memory_order_relaxed);
-  steady_.store(std::min(fails / all, 1.0), std::memory_order_relaxed);
 }
 
 LoadEstimate::Stripe* LoadEstimate::AddStripes() {
@@ -71,7 +69,6 @@ void LoadEstimate::NewCycle(uint32_t cycle, const CycleSample& sample, uint64_t 
     const double p = std::max(fleet_steady, 1.0 / 64);
     if (all > 0 && SteadyShare() - fleet_steady > 3 * std::sqrt(p * (1 - p) / all)) {
       fail_decayed.store(0, std::memory_order_relaxed);
-      steady_.store(0, std::memory_order_relaxed);
     }
   }
 }

@@ -50,17 +50,15 @@ inline double DecayFactor(double x) {
   return p * std::bit_cast<double>(uint64_t(1023 - k) << 52);  // k <= 1010: a normal power of 2
 }
 
-// 64-byte aligned, and dense (LoadPool): a pick reads the first line of two or three random
-// candidates, a report the first two lines of one.
-struct alignas(64) LoadEstimate {
+struct LoadEstimate {
   LoadEstimate() = default;
   ~LoadEstimate() { delete[] more_.load(std::memory_order_relaxed); }
   LoadEstimate(const LoadEstimate&) = delete;
   LoadEstimate& operator=(const LoadEstimate&) = delete;
 
   // Field order: what a pick reads of a candidate (the estimates, the stripes' mask and the
-  // first stripe) and the report's time stamps fill the first cache line; the decayed sums only
-  // a report and the controller read come after.
+  // first stripe) comes first and fits one cache line with the endpoint's key (runtime/
+  // endpoint.h); the time stamps only a report reads come after.
 
   // Peak EWMA of latency. Updated racily on report: a lost update under contention shifts one
   // sample's influence, never corrupts the value.
@@ -68,11 +66,15 @@ struct alignas(64) LoadEstimate {
   // Recent failure share, an EWMA over outcomes (alpha 1/16), so a failing endpoint's cost rises
   // within a few requests rather than at the next controller cycle.
   std::atomic<double> failure_ewma{0};
+  // Failure share over the picker's decay time (latency_decay_ms): failures and outcomes, each
+  // decayed with exp(-dt / tau); the share is their ratio, taken when read (a stored copy would
+  // cost 8 bytes per endpoint for nothing). Not halved by the cycle, so an endpoint failing a
+  // steady share of requests keeps that estimate while it gets few picks; cleared (with
+  // failure_ewma) after a cycle whose results were all successes (NewCycle).
+  std::atomic<double> fail_decayed{0};
+  std::atomic<double> outcomes_decayed{0};
 
  private:
-  // fail_decayed / outcomes_decayed (at most 1; 0 with no outcome), stored by whoever writes
-  // them: a pick prices two or three candidates and would otherwise divide for each.
-  std::atomic<double> steady_{0};
   // A stripe's count for one parity of the cycle, with the cycle that counted it: (cycle << 32)
   // | uint32 count. Expiry is by that stamp, read by the readers, so the controller never writes
   // a stripe (its store would race with an owner's plain read-modify-write and be lost): a count
@@ -92,12 +94,6 @@ struct alignas(64) LoadEstimate {
  public:
   std::atomic<int64_t> ewma_at_ns{0};
   std::atomic<int64_t> fail_at_ns{0};
-  // Failure share over the picker's decay time (latency_decay_ms): failures and outcomes, each
-  // decayed with exp(-dt / tau); the share is their ratio. Not halved by the cycle, so an
-  // endpoint failing a steady share of requests keeps that estimate while it gets few picks;
-  // cleared (with failure_ewma) after a cycle whose results were all successes (NewCycle).
-  std::atomic<double> fail_decayed{0};
-  std::atomic<double> outcomes_decayed{0};
 
   // A new endpoint joins a service in controller cycle `cycle`.
   void Begin(uint32_t cycle) { cycle_.store(cycle, std::memory_order_relaxed); }
@@ -200,7 +196,10 @@ inline int32_t LoadEstimate::InFlight() const {
   return std::max(0, n);
 }
 
-inline double LoadEstimate::SteadyShare() const { return steady_.load(std::memory_order_relaxed); }
+inline double LoadEstimate::SteadyShare() const {
+  const double all = outcomes_decayed.load(std::memory_order_relaxed);
+  return all > 0 ? std::min(fail_decayed.load(std::memory_order_relaxed) / all, 1.0) : 0.0;
+}
 
 inline double LoadEstimate::PricedShare(double fast_weight) const {
   const double steady = SteadyShare();
@@ -212,7 +211,9 @@ inline double LoadEstimate::FailureShare() const {
   // The larger of the fast estimate (last ~16 outcomes, halved each cycle: reacts within a few
   // requests) and the share over the decay time (steady: a 15%-failing endpoint that gets few
   // picks keeps its 15% instead of drifting back to "healthy" between two of its failures).
-  return std::max(failure_ewma.load(std::memory_order_relaxed), SteadyShare());
+  const double all = outcomes_decayed.load(std::memory_order_relaxed);
+  const double steady = all > 0 ? fail_decayed.load(std::memory_order_relaxed) / all : 0.0;
+  return std::max(failure_ewma.load(std::memory_order_relaxed), std::min(steady, 1.0));
 }
 
 }  // namespace weighted

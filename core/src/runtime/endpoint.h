@@ -8,21 +8,19 @@
 
 #include "model/endpoint_state.h"
 #include "pick/load_estimate.h"
-#include "pick/load_pool.h"
 #include "stats/hot_stats.h"
 
 namespace weighted {
 
-// Field order is for the hot paths: the key and the hot recorder's first fields fill the first
-// cache line (aligned, so that it is one line; a report at 10 000 endpoints misses on each line
-// it touches); the id and the controller's state come after. The load estimate a pick reads is
-// not here but in its service's LoadPool, dense.
+// Field order is for the hot paths: the key and what a load-aware pick reads of a candidate fill
+// the first cache line (aligned, so that it is one line), the report's time stamps and the hot
+// recorder's first fields the next (a report at 10 000 endpoints misses on each line it
+// touches); the id and the controller's state come after.
 struct alignas(64) Endpoint {
-  Endpoint(std::string id_, uint64_t key_, LoadEstimate& load_)
-      : key(key_), load(load_), id(std::move(id_)) {}
+  Endpoint(std::string id_, uint64_t key_) : key(key_), id(std::move(id_)) {}
 
   const uint64_t key;  // (incarnation << 32) | slot; never reused within a service
-  LoadEstimate& load;  // owned by the service's LoadPool
+  LoadEstimate load;
   HotStats stats;
 
   const std::string id;

@@ -125,7 +125,7 @@ Status Service::SetEndpoints(const char* where, const SpecArray& specs, wt_relea
       c.weight *= scale;
       c.target *= scale;
     } else {
-      ep = new Endpoint(specs[i].id, NewKey(), *load_pool_.Acquire());
+      ep = new Endpoint(specs[i].id, NewKey());
       ep->load.Begin(cycles_);
       ControlState& c = ep->ctl;
       c.base = c.weight = c.target = specs[i].base_weight;
@@ -174,9 +174,7 @@ Status Service::SetEndpoints(const char* where, const SpecArray& specs, wt_relea
   for (Endpoint* ep : removed) {
     reclaimer_.Retire([this, ep] {
       for (int o = 0; o < kOutcomes; ++o) removed_totals_[o] += ep->stats.Lifetime(o);
-      LoadEstimate* load = &ep->load;
       delete ep;
-      load_pool_.Release(load);
     });
   }
   reclaimer_.Collect();

@@ -146,7 +146,6 @@ class Service {
   const Clock& clock_;
 
   std::mutex mu_;
-  LoadPool load_pool_;  // the endpoints' load estimates (outlives them: declared first)
   std::vector<Endpoint*> endpoints_;  // owned; in the caller's order
   std::vector<ControlState*> controls_;  // endpoints_[i]->ctl
   // What the model judges, steps and plans: the subset's controls (all of controls_ without a
