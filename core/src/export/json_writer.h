@@ -110,9 +110,11 @@ class JsonWriter {
     if (out_.size() - n_ < more) [[unlikely]] Grow(more);
   }
   void Grow(size_t more) {
-    // Into reserved capacity first: no reallocation while the caller's Reserve holds.
-    const size_t want = std::max({n_ + more, out_.size() * 2, size_t{256}});
-    out_.resize(std::max(want, std::min(out_.capacity(), n_ + more + (size_t{1} << 20))));
+    // At most 1 MiB ahead: every byte resized is zeroed now, so a step far past the text would
+    // fault in pages it never reaches (doubling inside a snapshot's reserved capacity could
+    // zero up to twice the text). Past the capacity, std::string's own doubling keeps the
+    // reallocations amortised.
+    out_.resize(n_ + more + std::min(std::max(out_.size(), size_t{256}), size_t{1} << 20));
   }
   void Put(char c) { out_[n_++] = c; }
   void Put(const char* s, size_t len) {
