@@ -56,6 +56,22 @@ TEST(JsonWriter, NonFiniteDoublesAreNull) {
   EXPECT_EQ(w.Take(), "[null,null]");
 }
 
+// Plain runs are scanned eight bytes at a time: an escape at any offset, after any run, and
+// UTF-8 beside it, still comes out escaped and reads back.
+TEST(JsonWriter, EscapesAtEveryOffsetOfALongString) {
+  for (char special : {'"', '\\', '\n', '\x01', '\x1f'}) {
+    for (size_t at = 0; at < 20; ++at) {
+      std::string s = std::string(at, 'a') + "\xc3\xa9" + std::string(at % 3, 'b');
+      s.insert(at, 1, special);
+      s += std::string(9, 'z');
+      JsonWriter w;
+      w.BeginArray().String(s).EndArray();
+      const json doc = json::parse(w.Take());
+      EXPECT_EQ(doc[0].get<std::string>(), s) << int(special) << " at " << at;
+    }
+  }
+}
+
 // Whole doubles take a shortcut past fmt's shortest-form search: the text must be fmt's own.
 TEST(JsonWriter, WholeDoublesWriteFmtsShortestText) {
   std::vector<double> values = {0.0, -0.0, 1.0, -1.0, 7.0, 10.0, 100.0, 65536.0, 1e14,

@@ -161,12 +161,26 @@ class JsonWriter {
   // Strings here are valid UTF-8 (ids and names are checked on the way in), so only quotes,
   // backslashes and control characters need escapes.
   static bool NeedsEscape(unsigned char c) { return c == '"' || c == '\\' || c < 0x20; }
+  // The length of the prefix without an escape, eight bytes at a time: a word holding a byte
+  // below 0x20, a '"' or a '\\' is found by the zero-byte test (Mycroft's: exact as a yes or no;
+  // UTF-8 bytes, >= 0x80, never pass it), then scanned byte by byte.
+  static size_t PlainPrefix(std::string_view s) {
+    constexpr uint64_t kOnes = 0x0101010101010101ull, kHigh = 0x8080808080808080ull;
+    size_t i = 0;
+    for (; i + 8 <= s.size(); i += 8) {
+      uint64_t x;
+      std::memcpy(&x, s.data() + i, 8);
+      const uint64_t q = x ^ (kOnes * '"'), b = x ^ (kOnes * '\\');
+      if ((((x - kOnes * 0x20) & ~x) | ((q - kOnes) & ~q) | ((b - kOnes) & ~b)) & kHigh) break;
+    }
+    while (i < s.size() && !NeedsEscape(static_cast<unsigned char>(s[i]))) ++i;
+    return i;
+  }
   void Quoted(std::string_view s) {
     Need(s.size() * 6 + 2);  // every byte a \u00XX at worst
     Put('"');
     // Runs without an escape (all of an id or a key, as a rule) are copied at once.
-    size_t run = 0;
-    while (run < s.size() && !NeedsEscape(static_cast<unsigned char>(s[run]))) ++run;
+    size_t run = PlainPrefix(s);
     Put(s.data(), run);
     for (unsigned char c : s.substr(run)) {
       switch (c) {
