@@ -3,6 +3,9 @@
 #include <cmath>
 #include <limits>
 #include <string>
+#include <vector>
+
+#include <fmt/format.h>
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -51,6 +54,57 @@ TEST(JsonWriter, NonFiniteDoublesAreNull) {
   JsonWriter w;
   w.BeginArray().Double(std::nan("")).Double(std::numeric_limits<double>::infinity()).EndArray();
   EXPECT_EQ(w.Take(), "[null,null]");
+}
+
+// Plain runs are scanned eight bytes at a time: an escape at any offset, after any run, and
+// UTF-8 beside it, still comes out escaped and reads back.
+TEST(JsonWriter, EscapesAtEveryOffsetOfALongString) {
+  for (char special : {'"', '\\', '\n', '\x01', '\x1f'}) {
+    for (size_t at = 0; at < 20; ++at) {
+      std::string s = std::string(at, 'a') + "\xc3\xa9" + std::string(at % 3, 'b');
+      s.insert(at, 1, special);
+      s += std::string(9, 'z');
+      JsonWriter w;
+      w.BeginArray().String(s).EndArray();
+      const json doc = json::parse(w.Take());
+      EXPECT_EQ(doc[0].get<std::string>(), s) << int(special) << " at " << at;
+    }
+  }
+}
+
+// Whole doubles take a shortcut past fmt's shortest-form search: the text must be fmt's own.
+TEST(JsonWriter, WholeDoublesWriteFmtsShortestText) {
+  std::vector<double> values = {0.0, -0.0, 1.0, -1.0, 7.0, 10.0, 100.0, 65536.0, 1e14,
+                                999999999999999.0, -999999999999999.0, 1e15, 1e16, 2e300};
+  for (int e = 0; e < 50; ++e) values.push_back(std::ldexp(1.0, e));
+  for (double v : values) {
+    std::string want = fmt::format("{}", v);
+    if (want.find_first_of(".e") == std::string::npos) want += ".0";
+    JsonWriter w;
+    w.BeginArray().Double(v).EndArray();
+    EXPECT_EQ(w.Take(), "[" + want + "]") << v;
+  }
+}
+
+// The writer grows its buffer ahead of the text: a long document, from a reused buffer or a
+// fresh one, reads back whole.
+TEST(JsonWriter, LongDocumentsFromReusedBuffersReadBackWhole) {
+  std::string buffer;
+  for (int round = 0; round < 2; ++round) {
+    JsonWriter w(std::move(buffer));
+    w.BeginArray();
+    for (int i = 0; i < 20000; ++i) {
+      w.BeginObject().Key("i").Int(i).Key(std::string(i % 7, 'k')).Double(i * 0.5);
+      w.Key("s").String(std::string(i % 300, i % 2 ? '"' : 'x')).EndObject();
+    }
+    w.EndArray();
+    buffer = w.Take();
+    const json doc = json::parse(buffer);
+    ASSERT_EQ(doc.size(), 20000u);
+    EXPECT_EQ(doc[12345]["i"], 12345);
+    EXPECT_EQ(doc[12345]["s"].get<std::string>(), std::string(12345 % 300, '"'));
+    EXPECT_EQ(doc[777][std::string(777 % 7, 'k')].get<double>(), 388.5);
+  }
 }
 
 }  // namespace

@@ -6,8 +6,10 @@
 // so a reader that types 1.0 and 1 apart sees no change), non-finite doubles as null.
 #pragma once
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <string>
 #include <string_view>
 
@@ -30,45 +32,58 @@ class JsonWriter {
   JsonWriter& EndArray() { return Close(']'); }
 
   // The next value belongs to `key` (inside an object). A literal key is the code's own and
-  // needs no escape: appended without the scan (a snapshot has ~90 keys per endpoint).
+  // needs no escape: copied without the scan (a snapshot has ~90 keys per endpoint).
   template <size_t N>
   JsonWriter& Key(const char (&key)[N]) {
+    Need(N + 3);
     Separate();
-    out_ += '"';
-    out_.append(key, N - 1);
-    out_.append("\":", 2);
+    Put('"');
+    Put(key, N - 1);
+    Put('"');
+    Put(':');
     after_key_ = true;
     return *this;
   }
   JsonWriter& Key(std::string_view key) {
+    Need(2);
     Separate();
     Quoted(key);
-    out_ += ':';
+    Need(1);
+    Put(':');
     after_key_ = true;
     return *this;
   }
 
   JsonWriter& String(std::string_view s) {
+    Need(1);
     Separate();
     Quoted(s);
     return *this;
   }
   JsonWriter& Bool(bool b) { return Raw(b ? "true" : "false"); }
   JsonWriter& Null() { return Raw("null"); }
-  // Numbers are formatted into a buffer on the stack and appended at once: through a
-  // back_inserter, fmt appends character by character, and a snapshot of 1 000 endpoints has
-  // some 40 000 numbers.
+  // Numbers are formatted straight into the buffer: through a back_inserter, fmt appends
+  // character by character, and a snapshot of 1 000 endpoints has some 40 000 numbers.
   JsonWriter& Int(int64_t v) { return Number(v); }
   JsonWriter& Uint(uint64_t v) { return Number(v); }
   JsonWriter& Double(double v) {
     if (!std::isfinite(v)) return Null();
+    Need(kMaxNumber + 3);
     Separate();
-    char buf[40];
+    // Most of a snapshot's doubles are whole (weights, zeros): written as integers, the text
+    // fmt's shortest form gives them below 1e15 (digits, no exponent), without its search.
+    if (v == std::trunc(v) && std::fabs(v) < 1e15) {
+      if (v == 0 && std::signbit(v)) Put('-');
+      n_ += size_t(fmt::format_to(At(), FMT_COMPILE("{}"), static_cast<int64_t>(v)) - At());
+      Put(".0", 2);
+      return *this;
+    }
     // A compiled format: the same text as "{}" without parsing the format string per number.
-    char* end = fmt::format_to(buf, FMT_COMPILE("{}"), v);
-    out_.append(buf, end);
-    if (std::string_view(buf, size_t(end - buf)).find_first_of(".e") == std::string_view::npos) {
-      out_ += ".0";
+    char* begin = At();
+    char* end = fmt::format_to(begin, FMT_COMPILE("{}"), v);
+    n_ += size_t(end - begin);
+    if (std::string_view(begin, size_t(end - begin)).find_first_of(".e") == std::string_view::npos) {
+      Put(".0", 2);
     }
     return *this;
   }
@@ -77,71 +92,113 @@ class JsonWriter {
   JsonWriter& Json(std::string_view json) { return Raw(json); }
 
   void Reserve(size_t bytes) { out_.reserve(bytes); }
-  std::string Take() { return std::move(out_); }
+  std::string Take() {
+    out_.resize(n_);
+    n_ = 0;
+    return std::move(out_);
+  }
 
  private:
+  // The longest number fmt writes: "-1.2345678901234567e-308" (24) or a 20-digit integer.
+  static constexpr size_t kMaxNumber = 32;
+
+  // The text lives in out_[0, n_); out_ is kept larger than that (resized ahead, written in
+  // place), so that each character is a store, not a std::string append with its capacity
+  // check and length update.
+  char* At() { return out_.data() + n_; }
+  void Need(size_t more) {
+    if (out_.size() - n_ < more) [[unlikely]] Grow(more);
+  }
+  void Grow(size_t more) {
+    // At most 1 MiB ahead: every byte resized is zeroed now, so a step far past the text would
+    // fault in pages it never reaches (doubling inside a snapshot's reserved capacity could
+    // zero up to twice the text). Past the capacity, std::string's own doubling keeps the
+    // reallocations amortised.
+    out_.resize(n_ + more + std::min(std::max(out_.size(), size_t{256}), size_t{1} << 20));
+  }
+  void Put(char c) { out_[n_++] = c; }
+  void Put(const char* s, size_t len) {
+    std::memcpy(At(), s, len);
+    n_ += len;
+  }
+
   JsonWriter& Open(char c) {
+    Need(2);
     Separate();
-    out_ += c;
+    Put(c);
     first_ = true;
     return *this;
   }
   JsonWriter& Close(char c) {
-    out_ += c;
+    Need(1);
+    Put(c);
     first_ = false;
     return *this;
   }
   JsonWriter& Raw(std::string_view text) {
+    Need(text.size() + 1);
     Separate();
-    out_ += text;
+    Put(text.data(), text.size());
     return *this;
   }
-  // A comma before every element but the first of its container, and none after a key.
+  // A comma before every element but the first of its container, and none after a key. Callers
+  // have made room for it.
   void Separate() {
     if (after_key_) {
       after_key_ = false;
     } else if (!first_) {
-      out_ += ',';
+      Put(',');
     }
     first_ = false;
   }
   template <typename T>
   JsonWriter& Number(T v) {
+    Need(kMaxNumber + 1);
     Separate();
-    char buf[24];
-    out_.append(buf, fmt::format_to(buf, FMT_COMPILE("{}"), v));
+    n_ += size_t(fmt::format_to(At(), FMT_COMPILE("{}"), v) - At());
     return *this;
   }
   // Strings here are valid UTF-8 (ids and names are checked on the way in), so only quotes,
   // backslashes and control characters need escapes.
   static bool NeedsEscape(unsigned char c) { return c == '"' || c == '\\' || c < 0x20; }
-  void Quoted(std::string_view s) {
-    out_ += '"';
-    // Runs without an escape (all of an id or a key, as a rule) are appended at once.
-    size_t run = 0;
-    while (run < s.size() && !NeedsEscape(static_cast<unsigned char>(s[run]))) ++run;
-    if (run == s.size()) {
-      out_.append(s);
-      out_ += '"';
-      return;
+  // The length of the prefix without an escape, eight bytes at a time: a word holding a byte
+  // below 0x20, a '"' or a '\\' is found by the zero-byte test (Mycroft's: exact as a yes or no;
+  // UTF-8 bytes, >= 0x80, never pass it), then scanned byte by byte.
+  static size_t PlainPrefix(std::string_view s) {
+    constexpr uint64_t kOnes = 0x0101010101010101ull, kHigh = 0x8080808080808080ull;
+    size_t i = 0;
+    for (; i + 8 <= s.size(); i += 8) {
+      uint64_t x;
+      std::memcpy(&x, s.data() + i, 8);
+      const uint64_t q = x ^ (kOnes * '"'), b = x ^ (kOnes * '\\');
+      if ((((x - kOnes * 0x20) & ~x) | ((q - kOnes) & ~q) | ((b - kOnes) & ~b)) & kHigh) break;
     }
-    out_.append(s.substr(0, run));
+    while (i < s.size() && !NeedsEscape(static_cast<unsigned char>(s[i]))) ++i;
+    return i;
+  }
+  void Quoted(std::string_view s) {
+    Need(s.size() * 6 + 2);  // every byte a \u00XX at worst
+    Put('"');
+    // Runs without an escape (all of an id or a key, as a rule) are copied at once.
+    size_t run = PlainPrefix(s);
+    Put(s.data(), run);
     for (unsigned char c : s.substr(run)) {
       switch (c) {
-        case '"': out_ += "\\\""; break;
-        case '\\': out_ += "\\\\"; break;
-        case '\n': out_ += "\\n"; break;
-        case '\r': out_ += "\\r"; break;
-        case '\t': out_ += "\\t"; break;
+        case '"': Put("\\\"", 2); break;
+        case '\\': Put("\\\\", 2); break;
+        case '\n': Put("\\n", 2); break;
+        case '\r': Put("\\r", 2); break;
+        case '\t': Put("\\t", 2); break;
         default:
-          if (c < 0x20) fmt::format_to(std::back_inserter(out_), "\\u{:04x}", c);
-          else out_ += static_cast<char>(c);
+          if (c < 0x20) n_ += size_t(fmt::format_to(At(), "\\u{:04x}", c) - At());
+          else Put(static_cast<char>(c));
       }
     }
-    out_ += '"';
+    Put('"');
   }
 
   std::string out_;
+  size_t n_ = 0;
   bool first_ = true;
   bool after_key_ = false;
 };
