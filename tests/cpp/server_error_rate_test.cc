@@ -74,6 +74,29 @@ TEST(ServerErrorRate, TheClientsOwnFailuresAreAFloorUnderTheServersRate) {
   EXPECT_GT(h.Endpoint("a")["penalty"].get<double>(), 0);
 }
 
+// And the load-aware picker prices it: the client's own answers from the endpoint are all good
+// (it is one of many clients, and its few requests happened to succeed), yet its picks follow
+// what the server says the endpoint fails.
+TEST(ServerErrorRate, TheLoadAwarePickerPricesTheServersRate) {
+  Harness h(R"({"seed": 1, "load_report": {"max_age_ms": 8000}})");
+  h.Set({{"a", 1}, {"b", 1}, {"c", 1}});
+  uint64_t key = 0;
+  ASSERT_EQ(wt_service_endpoint_key(h.svc(), "a", &key), WT_OK);
+  auto picks_of_a = [&](const std::string& report) {
+    EXPECT_EQ(wt_service_report_load_key(h.svc(), key, report.data(), report.size()), WT_OK);
+    EXPECT_EQ(wt_engine_advance(h.engine(), 5 * kSecond), WT_OK);  // a cycle reads it
+    EXPECT_EQ(wt_engine_advance(h.engine(), 5 * kSecond), WT_OK);
+    EXPECT_EQ(wt_service_report_load_key(h.svc(), key, report.data(), report.size()), WT_OK);
+    EXPECT_EQ(wt_engine_advance(h.engine(), 5 * kSecond), WT_OK);
+    return h.Drive(2, 300, [](const std::string&) { return Ok(10); })["a"];
+  };
+  const int clean = picks_of_a("TEXT rps_fractional=2000, eps=0");
+  EXPECT_GT(clean, 100);  // about a third of 600
+  const int leaking = picks_of_a("TEXT rps_fractional=2000, eps=300");
+  EXPECT_LT(leaking, clean / 4) << "clean " << clean;
+  EXPECT_GE(h.Endpoint("a")["picker"]["failure_share"].get<double>(), 0.15);
+}
+
 TEST(ServerErrorRate, NeedsBothRatesAndTraffic) {
   HotStats s;
   double rate = -1;

@@ -94,6 +94,11 @@ struct LoadEstimate {
  public:
   std::atomic<int64_t> ewma_at_ns{0};
   std::atomic<int64_t> fail_at_ns{0};
+  // The server's own error rate over every client's requests (window.server_error_rate), set by
+  // the cycle while it is fresh, 0 otherwise: the floor under the shares this client measured.
+  // In a fleet of thousands a client sends an endpoint a request now and then and its own
+  // estimates stay near empty; the price should still be what the endpoint fails.
+  std::atomic<double> server_failure{0};
 
   // A new endpoint joins a service in controller cycle `cycle`.
   void Begin(uint32_t cycle) { cycle_.store(cycle, std::memory_order_relaxed); }
@@ -202,7 +207,7 @@ inline double LoadEstimate::SteadyShare() const {
 }
 
 inline double LoadEstimate::PricedShare(double fast_weight) const {
-  const double steady = SteadyShare();
+  const double steady = std::max(SteadyShare(), server_failure.load(std::memory_order_relaxed));
   const double fast = failure_ewma.load(std::memory_order_relaxed);
   return fast > steady ? steady + fast_weight * (fast - steady) : steady;
 }
@@ -213,7 +218,8 @@ inline double LoadEstimate::FailureShare() const {
   // picks keeps its 15% instead of drifting back to "healthy" between two of its failures).
   const double all = outcomes_decayed.load(std::memory_order_relaxed);
   const double steady = all > 0 ? fail_decayed.load(std::memory_order_relaxed) / all : 0.0;
-  return std::max(failure_ewma.load(std::memory_order_relaxed), std::min(steady, 1.0));
+  return std::max({failure_ewma.load(std::memory_order_relaxed), std::min(steady, 1.0),
+                   server_failure.load(std::memory_order_relaxed)});
 }
 
 }  // namespace weighted

@@ -228,6 +228,8 @@ void Service::Cycle(const Config& cfg, int64_t now, std::vector<PendingEvent>* e
                      server_at, &c.stats);
     c.stats.server_error_known = ep->stats.ServerErrorRate(
         now, cfg.load_report.max_age_ms * kNsPerMs, &c.stats.server_error_rate);
+    ep->load.server_failure.store(c.stats.server_error_known ? c.stats.server_error_rate : 0.0,
+                                  std::memory_order_relaxed);
   }
   FleetFailures after;
   for (Endpoint* ep : endpoints_) after.Add(ep->load);
