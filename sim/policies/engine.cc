@@ -12,6 +12,7 @@
 //                                   wt_service_complete_with_load (none on timeouts and
 //                                   connection errors: no response, no header)
 //   "sim": {"resources": "none"}    client-side signals only (latency and outcomes)
+#include <cmath>
 #include <cstdio>
 #include <stdexcept>
 #include <string>
@@ -59,6 +60,11 @@ class Engine final : public Policy {
                                          !sub->contains("client_id") && !env.client_id.empty())
       (*sub)["client_id"] = env.client_id;
     config["seed"] = env.seed | 1;  // 0 would mean "random per engine"
+    if (auto c = config.find("controller"); c != config.end() && c->contains("interval_ms"))
+      interval_ns_ = c->at("interval_ms").get<int64_t>() * 1000000;
+    // A fleet's first client alone: reading 10,000 engines' snapshots every cycle would cost
+    // more than the run.
+    record_shares_ = env.client_id.empty() || env.client_id == "client-0";
     // Events reach the simulator through the callback; the pollable queue would only keep
     // each engine's last 1,024 (endpoint_added x 500 at start, 10,000 engines: ~0.5 GB).
     if (!config.contains("events")) config["events"] = {{"queue_capacity", 1}};
@@ -81,7 +87,9 @@ class Engine final : public Policy {
   void AdvanceTo(int64_t now) override {
     if (now <= now_) return;
     Check(wt_engine_advance(engine_, now - now_), "wt_engine_advance");
+    const bool cycled = now / interval_ns_ > now_ / interval_ns_;
     now_ = now;
+    if (cycled && record_shares_) ObserveCycle(now / interval_ns_);
   }
 
   Pick PickBackend(int64_t) override {
@@ -134,6 +142,7 @@ class Engine final : public Policy {
 
   bool WantsReports() const override { return feed_ == Feed::kScrape; }
   std::vector<double> Weights() const override;
+  std::vector<double> ShareErrors() const override { return share_errors_; }
   std::optional<Decisions> Decided() const override { return decided_; }
 
  private:
@@ -143,6 +152,16 @@ class Engine final : public Policy {
   int64_t now_ = 0;
   Feed feed_ = Feed::kScrape;
   Decisions decided_;
+  int64_t interval_ns_ = 5000000000;  // controller.interval_ms (the default's 5 s)
+  bool record_shares_ = false;
+  int64_t last_cycle_ = -2;             // the cycle whose expected shares are kept
+  std::vector<double> expected_;        // published as that cycle ended, by backend
+  std::vector<double> share_errors_;
+
+  nlohmann::json SimService() const;
+  // The snapshot as cycle `cycle` left it: its measured shares against the ones the previous
+  // cycle expected (a cycle without results has no share to compare).
+  void ObserveCycle(int64_t cycle);
 
   static void Count(void* user, const wt_event* e) {
     Decisions& d = static_cast<Engine*>(user)->decided_;
@@ -151,18 +170,44 @@ class Engine final : public Policy {
   }
 };
 
-// The published weights, read from the snapshot a dashboard would read, normalised.
-std::vector<double> Engine::Weights() const {
+// The service's snapshot, as a dashboard would read it (null if the engine has none).
+nlohmann::json Engine::SimService() const {
   char* text = nullptr;
   size_t len = 0;
   Check(wt_engine_snapshot_json(engine_, &text, &len), "wt_engine_snapshot_json");
-  const nlohmann::json snap = nlohmann::json::parse(text, text + len);
+  nlohmann::json snap = nlohmann::json::parse(text, text + len);
   wt_free(text);
+  for (auto& s : snap.at("services"))
+    if (s.value("name", std::string()) == "sim") return std::move(s);
+  return nullptr;
+}
+
+void Engine::ObserveCycle(int64_t cycle) {
+  const nlohmann::json svc = SimService();
+  if (svc.is_null()) return;
+  std::vector<double> measured(ids_.size(), 0.0), expected(ids_.size(), 0.0);
+  uint64_t results = 0;
+  for (const auto& e : svc.at("endpoints")) {
+    const uint64_t i = e.at("index").get<uint64_t>();
+    if (i >= ids_.size()) continue;
+    measured[i] = e.at("share").at("last_cycle").get<double>();
+    expected[i] = e.at("share").at("expected").get<double>();
+    results += e.at("share").at("results").get<uint64_t>();
+  }
+  if (last_cycle_ == cycle - 1 && results > 0) {
+    for (size_t i = 0; i < ids_.size(); ++i)
+      share_errors_.push_back(100.0 * std::fabs(expected_[i] - measured[i]));
+  }
+  last_cycle_ = cycle;
+  expected_ = std::move(expected);
+}
+
+// The published weights, read from the snapshot a dashboard would read, normalised.
+std::vector<double> Engine::Weights() const {
+  const nlohmann::json svc = SimService();
+  if (svc.is_null()) return {};
   std::vector<double> w(ids_.size(), 0.0);
-  const nlohmann::json* endpoints = nullptr;
-  for (const auto& s : snap.at("services"))
-    if (s.value("name", std::string()) == "sim") endpoints = &s.at("endpoints");
-  if (endpoints == nullptr) return {};
+  const nlohmann::json* endpoints = &svc.at("endpoints");
   double sum = 0;
   for (const auto& e : *endpoints) {
     const std::string id = e.at("id").get<std::string>();

@@ -67,6 +67,11 @@ json SummaryJson(const Summary& m) {
           {"timeouts", m.timeouts},
           {"probes", m.probes},
           {"panic_picks", m.panic_picks}};
+  if (m.share_error_max_pp) {
+    out["share_error_max_pp"] = *m.share_error_max_pp;
+    out["share_error_p95_pp"] = *m.share_error_p95_pp;
+    out["share_error_samples"] = m.share_error_samples;
+  }
   if (m.decisions) {
     out["weight_changes"] = m.decisions->weight_changes;
     out["isolations"] = m.decisions->isolations;

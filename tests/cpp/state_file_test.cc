@@ -70,7 +70,7 @@ TEST(StateFile, MonitorSeesEachCycleAsTheEngineDoes) {
   EXPECT_EQ(info["pid"], getpid());
   EXPECT_EQ(info["interval_ms"], 5000);
   EXPECT_EQ(info["history_points"], 3);
-  EXPECT_EQ(info["format"], "3.0");
+  EXPECT_EQ(info["format"], "3.1");
 }
 
 // The file holds a binary record that the monitor renders; the text it renders is the engine's

@@ -330,6 +330,10 @@ void Service::Publish(const Config& cfg, int64_t now, std::vector<PendingEvent>*
   // Nothing to schedule at all (every weight 0, none isolated): round-robin rather than nothing.
   s.panic = plan.panic ||
             (plan.main_items.empty() && plan.probe_items.empty() && !endpoints_.empty());
+  uint64_t last_cycle = 0;  // the service's results in the last cycle: the rate it expects
+  for (const Endpoint* ep : endpoints_) last_cycle += ep->ctl.cycle_results;
+  expected_.Capture(s, plan.main_items, plan.main_weights, plan.probe_items, plan.probe_weights,
+                    *snap->members, last_cycle * 1000.0 / double(cfg.controller.interval_ms));
   if (plan.panic != panic_) {
     events->push_back({plan.panic ? WT_EVENT_PANIC_ENTER : WT_EVENT_PANIC_EXIT, now, "", 0, 0,
                        fmt::format(R"({{"threshold":{:g},"endpoints":{}}})", cfg.panic.threshold,

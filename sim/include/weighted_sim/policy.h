@@ -96,6 +96,9 @@ class Policy {
     int64_t weight_changes = 0, isolations = 0;
   };
   virtual std::optional<Decisions> Decided() const { return std::nullopt; }
+  // For policies that publish an expected share (the engine): per endpoint and controller cycle,
+  // |share expected when the cycle began - share measured over it|, in percentage points.
+  virtual std::vector<double> ShareErrors() const { return {}; }
 };
 
 // Every policy name the simulator knows, in table order.
