@@ -142,7 +142,7 @@ class Engine final : public Policy {
 
   bool WantsReports() const override { return feed_ == Feed::kScrape; }
   std::vector<double> Weights() const override;
-  std::vector<double> ShareErrors() const override { return share_errors_; }
+  std::vector<ShareError> ShareErrors() const override { return share_errors_; }
   std::optional<Decisions> Decided() const override { return decided_; }
 
  private:
@@ -156,7 +156,7 @@ class Engine final : public Policy {
   bool record_shares_ = false;
   int64_t last_cycle_ = -2;             // the cycle whose expected shares are kept
   std::vector<double> expected_;        // published as that cycle ended, by backend
-  std::vector<double> share_errors_;
+  std::vector<ShareError> share_errors_;
 
   nlohmann::json SimService() const;
   // The snapshot as cycle `cycle` left it: its measured shares against the ones the previous
@@ -196,7 +196,8 @@ void Engine::ObserveCycle(int64_t cycle) {
   }
   if (last_cycle_ == cycle - 1 && results > 0) {
     for (size_t i = 0; i < ids_.size(); ++i)
-      share_errors_.push_back(100.0 * std::fabs(expected_[i] - measured[i]));
+      share_errors_.push_back({double(cycle * interval_ns_) / 1e9, static_cast<int>(i),
+                               100.0 * std::fabs(expected_[i] - measured[i])});
   }
   last_cycle_ = cycle;
   expected_ = std::move(expected);

@@ -43,8 +43,10 @@ Summary Summarize(const Scenario& sc, const RunOutput& run, const RunOutput& ora
   m.probes = run.probes;
   m.panic_picks = run.panic_picks;
   m.decisions = run.decisions;
-  if (!run.share_errors_pp.empty()) {
-    std::vector<double> e = run.share_errors_pp;
+  m.share_errors = run.share_errors;
+  if (!run.share_errors.empty()) {
+    std::vector<double> e;
+    for (const Policy::ShareError& s : run.share_errors) e.push_back(s.pp);
     std::sort(e.begin(), e.end());
     m.share_error_max_pp = e.back();
     m.share_error_p95_pp = e[static_cast<size_t>(std::ceil(0.95 * double(e.size()))) - 1];

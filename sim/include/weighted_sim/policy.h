@@ -97,8 +97,14 @@ class Policy {
   };
   virtual std::optional<Decisions> Decided() const { return std::nullopt; }
   // For policies that publish an expected share (the engine): per endpoint and controller cycle,
-  // |share expected when the cycle began - share measured over it|, in percentage points.
-  virtual std::vector<double> ShareErrors() const { return {}; }
+  // |share expected when the cycle began - share measured over it|, in percentage points, with
+  // the time the cycle ended.
+  struct ShareError {
+    double end_s;
+    int backend;
+    double pp;
+  };
+  virtual std::vector<ShareError> ShareErrors() const { return {}; }
 };
 
 // Every policy name the simulator knows, in table order.

@@ -98,6 +98,7 @@ struct Summary {
   // endpoint and cycle, in percentage points, and how many such pairs.
   std::optional<double> share_error_max_pp, share_error_p95_pp;
   int64_t share_error_samples = 0;
+  std::vector<Policy::ShareError> share_errors;
 };
 
 struct PolicyResult {

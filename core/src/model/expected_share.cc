@@ -1,4 +1,4 @@
-#include "pick/expected_share.h"
+#include "model/expected_share.h"
 
 #include <algorithm>
 #include <cmath>
@@ -44,12 +44,16 @@ class InflightDraw {
 
 }  // namespace
 
-void ExpectedShare::Capture(const Schedule& s, const std::vector<uint32_t>& main_items,
-                            const std::vector<double>& main_weights,
-                            const std::vector<uint32_t>& probe_items,
-                            const std::vector<double>& probe_weights, const Roster& roster,
-                            double results_per_s) {
+void ExpectedShare::Capture(const Schedule& s, const WeightPlan& plan, const Roster& roster,
+                            const std::vector<ControlState*>& controls, double interval_s) {
+  const std::vector<uint32_t>& main_items = plan.main_items;
+  const std::vector<double>& main_weights = plan.main_weights;
+  const std::vector<uint32_t>& probe_items = plan.probe_items;
+  const std::vector<double>& probe_weights = plan.probe_weights;
   in_.assign(roster.entries.size(), Input{});
+  uint64_t results = 0;
+  for (const ControlState* c : controls) results += c->cycle_results;
+  const double results_per_s = interval_s > 0 ? double(results) / interval_s : 0.0;
   panic_ = s.panic;
   load_aware_ = s.mode == PickMode::kLoadAware;
   // Schedule::Pick: a probe when the draw falls under the threshold, or whenever nothing is in
@@ -69,6 +73,8 @@ void ExpectedShare::Capture(const Schedule& s, const std::vector<uint32_t>& main
     const LoadEstimate& load = *roster.loads[main_items[k]];
     const double f = load.PricedShare(s.fast_weight);
     e.latency_ms = load.ewma_ms.load(std::memory_order_relaxed);
+    e.mean_ms = controls[main_items[k]]->cycle_mean_ms;
+    e.p99_ms = controls[main_items[k]]->stats.p99_ms;
     e.price = 1 + s.error_cost * f;
     e.failing = s.error_cost * f >= 1;  // Schedule::PickByCost's test for a third candidate
   }
@@ -105,12 +111,21 @@ void ExpectedShare::Solve() {
     for (uint32_t i : main_items_) shares_[i] += rotation * by_weight[i];
     return;
   }
-  // An endpoint without latency history still holds requests while it has picks in flight; its
-  // occupancy is reckoned at the others' mean latency.
+  // Two latencies per endpoint. Occupancy (Little's law) needs the mean: the last cycle's, over
+  // served answers. The comparison reads the peak EWMA, which one slow answer sets and ten
+  // seconds decay: its value at one instant differs between equal endpoints by tens of percent
+  // that average out over a cycle, so the prediction reads what that estimate tracks, a high
+  // quantile of recent latencies, as the window's p99 (measured in the simulator's seed
+  // scenario, docs/benchmark.md, seed 1: the EWMA at the cycle's end as the cost put the p95 error at
+  // 28 points, the mean scaled to the EWMA's level at 30, the p99 at 20). An endpoint without
+  // served answers keeps its EWMA; one without any latency is reckoned at the others' mean for
+  // its occupancy.
   double lat_sum = 0;
   int lat_n = 0;
   for (uint32_t i : main_items_) {
-    if (in_[i].latency_ms > 0) lat_sum += in_[i].latency_ms, ++lat_n;
+    Input& e = in_[i];
+    if (e.p99_ms > 0 && e.latency_ms > 0) e.latency_ms = e.p99_ms;
+    if (e.mean_ms > 0) lat_sum += e.mean_ms, ++lat_n;
   }
   const double lat_ref = lat_n > 0 ? lat_sum / lat_n : 0.0;
   const double k = keepalive_share_;
@@ -121,7 +136,7 @@ void ExpectedShare::Solve() {
   const int rounds = rate_ > 0 ? kRounds : 1;
   for (int round = 0; round < rounds; ++round) {
     for (uint32_t i : main_items_) {
-      const double lat = in_[i].latency_ms > 0 ? in_[i].latency_ms : lat_ref;
+      const double lat = in_[i].mean_ms > 0 ? in_[i].mean_ms : lat_ref;
       const double share = rotation * (k * by_weight[i] + (1 - k) * won[i]);
       inflight[i] = rate_ * share * lat / 1000.0;
     }

@@ -11,6 +11,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "model/endpoint_state.h"
+#include "model/weights.h"
 #include "pick/alias_table.h"
 #include "pick/roster.h"
 #include "pick/schedule.h"
@@ -19,13 +21,11 @@ namespace weighted {
 
 class ExpectedShare {
  public:
-  // The schedule `s` just built from these main and probe weights (pick indexes into `roster`),
-  // for a service that had `results_per_s` results a second over the last cycle. Reads the
-  // picker's estimates now: they are what the next cycle's first picks compare.
-  void Capture(const Schedule& s, const std::vector<uint32_t>& main_items,
-               const std::vector<double>& main_weights, const std::vector<uint32_t>& probe_items,
-               const std::vector<double>& probe_weights, const Roster& roster,
-               double results_per_s);
+  // The schedule `s` just built from `plan` (pick indexes into `roster`; `controls[i]` is pick
+  // index i's), for a controller cycle of `interval_s` seconds. Reads the picker's estimates
+  // now, and from the controls the last cycle's results and mean latency.
+  void Capture(const Schedule& s, const WeightPlan& plan, const Roster& roster,
+               const std::vector<ControlState*>& controls, double interval_s);
   // By pick index; sums to 1 over a non-empty roster.
   const std::vector<double>& Shares();
 
@@ -39,6 +39,8 @@ class ExpectedShare {
   struct Input {
     double weight = 0;       // scheduling weight in the main table (0: not in rotation)
     double latency_ms = 0;   // peak-EWMA latency; 0: no history yet
+    double mean_ms = 0;      // mean latency of the last cycle's served answers; 0: none
+    double p99_ms = 0;       // the window's p99 of served answers; 0: none
     double price = 1;        // 1 + error_cost x priced failure share
     bool failing = false;    // its failure term at least doubles its cost: a third candidate
   };
