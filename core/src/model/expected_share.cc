@@ -114,10 +114,9 @@ void ExpectedShare::Solve() {
   // Two latencies per endpoint. Occupancy (Little's law) needs the mean: the last cycle's, over
   // served answers. The comparison reads the peak EWMA, which one slow answer sets and ten
   // seconds decay: its value at one instant differs between equal endpoints by tens of percent
-  // that average out over a cycle, so the prediction reads what that estimate tracks, a high
-  // quantile of recent latencies, as the window's p99 (measured in the simulator's seed
-  // scenario, docs/benchmark.md, seed 1: the EWMA at the cycle's end as the cost put the p95 error at
-  // 28 points, the mean scaled to the EWMA's level at 30, the p99 at 20). An endpoint without
+  // that even out over a cycle, so the prediction reads the level that estimate tracks, a high
+  // quantile of recent latencies, as the window's p99. (On the simulator's seed scenario, seed
+  // 1, the EWMA as the cost put the p95 error at 28 points, the p99 at 20.) An endpoint without
   // served answers keeps its EWMA; one without any latency is reckoned at the others' mean for
   // its occupancy.
   double lat_sum = 0;
