@@ -230,7 +230,8 @@ def test_page_attached_to_another_process_shows_its_endpoints_shares_and_events(
         shares = browser.execute_script(
             "return Object.fromEntries(Array.from(document.querySelectorAll('td.share'))"
             ".map((td) => [td.parentElement.dataset.endpoint, Number(td.dataset.share)]));")
-        assert shares["orders/a"] == 0 and shares["orders/b"] == pytest.approx(0.5)
+        # The engine's expected share: the isolated endpoint its probes', the others the rest.
+        assert 0 < shares["orders/a"] < 0.05 and 0.3 < shares["orders/b"] < 0.7
         reasons = _texts(browser, 'tr[data-endpoint="orders/a"] td.reasons .reason')
         assert any("error_rate" in r for r in reasons)
         assert len(_texts(browser, "svg#timeline polyline")) == 3

@@ -34,7 +34,7 @@ class ExpectedShare {
   // percentage points at 2^12 samples, a tenth of what the load-aware share swings between
   // cycles; the seed is fixed, so the same inputs give the same shares).
   static constexpr uint32_t kSamples = 1u << 12;
-  static constexpr int kRounds = 5;
+  static constexpr int kRounds = 8;
 
  private:
   struct Input {
