@@ -44,7 +44,9 @@ class StateView:
     def history_rows(self, since: int = 0, max_points: int = 0) -> List[Dict[str, Any]]:
         """The history as one dict per point and endpoint: ``{"n", "time_s", "service",
         "id", "state", "weight", "share", "measured", "penalty"}`` (None where the writer's
-        snapshot lacks the field)."""
+        snapshot lacks the field): ``weight`` is the effective weight, ``share`` the share of
+        picks the model expected for the next cycle, ``measured`` the share of results the last
+        cycle had."""
         rows = []
         for p in self.history(since, max_points)["points"]:
             cols = p.get("columns") or []

@@ -19,6 +19,7 @@
 //                                   client's requests, through wt_service_report_load_key
 //   "sim": {"aperture": true}       subset.client_count and client_index from the fleet (the
 //                                   deterministic aperture), as a StatefulSet would give them
+#include <cmath>
 #include <cstdio>
 #include <stdexcept>
 #include <string>
@@ -77,6 +78,11 @@ class Engine final : public Policy {
                                          !sub->contains("client_id") && !env.client_id.empty())
       (*sub)["client_id"] = env.client_id;
     config["seed"] = env.seed | 1;  // 0 would mean "random per engine"
+    if (auto c = config.find("controller"); c != config.end() && c->contains("interval_ms"))
+      interval_ns_ = c->at("interval_ms").get<int64_t>() * 1000000;
+    // A fleet's first client alone: reading 10,000 engines' snapshots every cycle would cost
+    // more than the run.
+    record_shares_ = env.client_id.empty() || env.client_id == "client-0";
     // Events reach the simulator through the callback; the pollable queue would only keep
     // each engine's last 1,024 (endpoint_added x 500 at start, 10,000 engines: ~0.5 GB).
     if (!config.contains("events")) config["events"] = {{"queue_capacity", 1}};
@@ -99,7 +105,9 @@ class Engine final : public Policy {
   void AdvanceTo(int64_t now) override {
     if (now <= now_) return;
     Check(wt_engine_advance(engine_, now - now_), "wt_engine_advance");
+    const bool cycled = now / interval_ns_ > now_ / interval_ns_;
     now_ = now;
+    if (cycled && record_shares_) ObserveCycle(now / interval_ns_);
   }
 
   Pick PickBackend(int64_t) override {
@@ -157,6 +165,7 @@ class Engine final : public Policy {
   bool WantsReports() const override { return feed_ == Feed::kScrape || feed_ == Feed::kPoll; }
   std::vector<double> Weights() const override;
   std::vector<std::string> States() const override;
+  std::vector<ShareError> ShareErrors() const override { return share_errors_; }
   std::optional<Decisions> Decided() const override { return decided_; }
 
  private:
@@ -175,6 +184,16 @@ class Engine final : public Policy {
   std::vector<uint64_t> keys_;
   int64_t poll_ns_ = 5'000'000'000;
   int64_t next_poll_ns_ = 0;
+  int64_t interval_ns_ = 5000000000;  // controller.interval_ms (the default's 5 s)
+  bool record_shares_ = false;
+  int64_t last_cycle_ = -2;             // the cycle whose expected shares are kept
+  std::vector<double> expected_;        // published as that cycle ended, by backend
+  std::vector<ShareError> share_errors_;
+
+  nlohmann::json SimService() const;
+  // The snapshot as cycle `cycle` left it: its measured shares against the ones the previous
+  // cycle expected (a cycle without results has no share to compare).
+  void ObserveCycle(int64_t cycle);
 
   void Poll(int backend, const BackendReport& r, int64_t now) {
     if (sums_.empty()) {
@@ -209,45 +228,65 @@ class Engine final : public Policy {
   }
 };
 
-// The published states, read from the snapshot a dashboard would read: "unknown" where the
-// engine has no evidence to judge on, as the dashboard shows it.
-std::vector<std::string> Engine::States() const {
+// The service's snapshot, as a dashboard would read it (null if the engine has none).
+nlohmann::json Engine::SimService() const {
   char* text = nullptr;
   size_t len = 0;
   Check(wt_engine_snapshot_json(engine_, &text, &len), "wt_engine_snapshot_json");
-  const nlohmann::json snap = nlohmann::json::parse(text, text + len);
+  nlohmann::json snap = nlohmann::json::parse(text, text + len);
   wt_free(text);
+  for (auto& s : snap.at("services"))
+    if (s.value("name", std::string()) == "sim") return std::move(s);
+  return nullptr;
+}
+
+void Engine::ObserveCycle(int64_t cycle) {
+  const nlohmann::json svc = SimService();
+  if (svc.is_null()) return;
+  std::vector<double> measured(ids_.size(), 0.0), expected(ids_.size(), 0.0);
+  uint64_t results = 0;
+  for (const auto& e : svc.at("endpoints")) {
+    const uint64_t i = e.at("index").get<uint64_t>();
+    if (i >= ids_.size()) continue;
+    measured[i] = e.at("share").at("last_cycle").get<double>();
+    expected[i] = e.at("share").at("expected").get<double>();
+    results += e.at("share").at("results").get<uint64_t>();
+  }
+  if (last_cycle_ == cycle - 1 && results > 0) {
+    for (size_t i = 0; i < ids_.size(); ++i)
+      share_errors_.push_back({double(cycle * interval_ns_) / 1e9, static_cast<int>(i),
+                               100.0 * std::fabs(expected_[i] - measured[i])});
+  }
+  last_cycle_ = cycle;
+  expected_ = std::move(expected);
+}
+
+// The published states: "unknown" where the engine has no evidence to judge on, as the
+// dashboard shows it.
+std::vector<std::string> Engine::States() const {
   std::vector<std::string> out(ids_.size(), "unknown");
-  for (const auto& s : snap.at("services")) {
-    if (s.value("name", std::string()) != "sim") continue;
-    for (const auto& e : s.at("endpoints")) {
-      const std::string id = e.at("id").get<std::string>();
-      std::string state = e.value("state", std::string("unknown"));
-      const auto j = e.find("judgement");
-      if (j != e.end() && j->value("evidence", std::string()) == "none" && state != "isolated") {
-        state = "unknown";
-      }
-      for (size_t i = 0; i < ids_.size(); ++i)
-        if (ids_[i] == id) out[i] = state;
+  const nlohmann::json svc = SimService();
+  if (svc.is_null()) return out;
+  for (const auto& e : svc.at("endpoints")) {
+    const std::string id = e.at("id").get<std::string>();
+    std::string state = e.value("state", std::string("unknown"));
+    const auto j = e.find("judgement");
+    if (j != e.end() && j->value("evidence", std::string()) == "none" && state != "isolated") {
+      state = "unknown";
     }
+    for (size_t i = 0; i < ids_.size(); ++i)
+      if (ids_[i] == id) out[i] = state;
   }
   return out;
 }
 
 // The published weights, read from the snapshot a dashboard would read, normalised.
 std::vector<double> Engine::Weights() const {
-  char* text = nullptr;
-  size_t len = 0;
-  Check(wt_engine_snapshot_json(engine_, &text, &len), "wt_engine_snapshot_json");
-  const nlohmann::json snap = nlohmann::json::parse(text, text + len);
-  wt_free(text);
+  const nlohmann::json svc = SimService();
+  if (svc.is_null()) return {};
   std::vector<double> w(ids_.size(), 0.0);
-  const nlohmann::json* endpoints = nullptr;
-  for (const auto& s : snap.at("services"))
-    if (s.value("name", std::string()) == "sim") endpoints = &s.at("endpoints");
-  if (endpoints == nullptr) return {};
   double sum = 0;
-  for (const auto& e : *endpoints) {
+  for (const auto& e : svc.at("endpoints")) {
     const std::string id = e.at("id").get<std::string>();
     for (size_t i = 0; i < ids_.size(); ++i)
       if (ids_[i] == id) w[i] = e.value("effective_weight", e.value("weight", 0.0));

@@ -67,6 +67,14 @@ json SummaryJson(const Summary& m) {
           {"timeouts", m.timeouts},
           {"probes", m.probes},
           {"panic_picks", m.panic_picks}};
+  if (m.share_error_max_pp) {
+    out["share_error_max_pp"] = *m.share_error_max_pp;
+    out["share_error_p95_pp"] = *m.share_error_p95_pp;
+    out["share_error_samples"] = m.share_error_samples;
+    json cycles = json::array();  // [end_s, backend, pp] per endpoint and cycle
+    for (const Policy::ShareError& s : m.share_errors) cycles.push_back({s.end_s, s.backend, s.pp});
+    out["share_errors"] = cycles;
+  }
   if (m.decisions) {
     out["weight_changes"] = m.decisions->weight_changes;
     out["isolations"] = m.decisions->isolations;

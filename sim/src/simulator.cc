@@ -106,6 +106,7 @@ class Sim {
       out_.decisions->weight_changes += d->weight_changes;
       out_.decisions->isolations += d->isolations;
     }
+    out_.share_errors = policies_.front()->ShareErrors();
     return std::move(out_);
   }
 

@@ -43,6 +43,15 @@ Summary Summarize(const Scenario& sc, const RunOutput& run, const RunOutput& ora
   m.probes = run.probes;
   m.panic_picks = run.panic_picks;
   m.decisions = run.decisions;
+  m.share_errors = run.share_errors;
+  if (!run.share_errors.empty()) {
+    std::vector<double> e;
+    for (const Policy::ShareError& s : run.share_errors) e.push_back(s.pp);
+    std::sort(e.begin(), e.end());
+    m.share_error_max_pp = e.back();
+    m.share_error_p95_pp = e[static_cast<size_t>(std::ceil(0.95 * double(e.size()))) - 1];
+    m.share_error_samples = static_cast<int64_t>(e.size());
+  }
   m.error_rate = m.successes + m.errors > 0
                      ? static_cast<double>(m.errors) / static_cast<double>(m.successes + m.errors)
                      : 0.0;

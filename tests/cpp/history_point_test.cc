@@ -80,7 +80,7 @@ TEST(HistoryPoint, EveryRowSaysWhatTheSnapshotPublishedWithItSays) {
       ASSERT_EQ(ps["endpoints"].size(), ss["endpoints"].size());
       for (size_t i = 0; i < ss["endpoints"].size(); ++i) {
         const json& e = ss["endpoints"][i];
-        const json expected = {e["id"], e["state"], e["effective_weight"], nullptr,
+        const json expected = {e["id"], e["state"], e["effective_weight"], e["share"]["expected"],
                                e["share"]["last_cycle"], e["penalty"]};
         EXPECT_EQ(ps["endpoints"][i], expected) << "cycle " << cycle << " " << e["id"];
       }

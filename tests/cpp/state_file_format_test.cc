@@ -129,15 +129,19 @@ TEST_F(StateFileFormat, HeadersItDoesNotUnderstandAreRefused) {
               Says("bad magic"));
   EXPECT_THAT(OpenError(Variant("v4", [](std::string& b) {
                 Put<uint32_t>(b, offsetof(sf::Header, major), 4);
-              }), WT_ERR_FORMAT), Says("format version 4." + std::to_string(sf::kMinor) + "; this library reads 3.x"));
+              }), WT_ERR_FORMAT), Says("format version 4.1; this library reads 3.x"));
   // A 2.x file's records are shorter (no budget, guard or subset; shorter endpoint records).
   EXPECT_THAT(OpenError(Variant("v2", [](std::string& b) {
                 Put<uint32_t>(b, offsetof(sf::Header, major), 2);
-              }), WT_ERR_FORMAT), Says("format version 2." + std::to_string(sf::kMinor) + "; this library reads 3.x"));
+              }), WT_ERR_FORMAT), Says("format version 2.1; this library reads 3.x"));
+  // A 3.0 file's endpoint records are 8 bytes shorter (no expected share).
+  EXPECT_THAT(OpenError(Variant("v3.0", [](std::string& b) {
+                Put<uint32_t>(b, offsetof(sf::Header, minor), 0);
+              }), WT_ERR_FORMAT), Says("format version 3.0: its endpoint records lack the expected share"));
   // A 1.x file held the snapshot as JSON text, which this reader would take for a record.
   EXPECT_THAT(OpenError(Variant("v1", [](std::string& b) {
                 Put<uint32_t>(b, offsetof(sf::Header, major), 1);
-              }), WT_ERR_FORMAT), Says("format version 1." + std::to_string(sf::kMinor) + "; this library reads 3.x"));
+              }), WT_ERR_FORMAT), Says("format version 1.1; this library reads 3.x"));
   EXPECT_THAT(OpenError(Variant("endian", [](std::string& b) {
                 Put<uint32_t>(b, offsetof(sf::Header, endian_tag), 0x04030201);
               }), WT_ERR_FORMAT), Says("byte order"));

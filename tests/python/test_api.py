@@ -238,6 +238,34 @@ def test_snapshot_is_plain_data_and_prometheus_has_the_same_numbers(engine, svc)
     assert 'weighted_endpoint_weight{service="orders",endpoint="a"} 100' in text
 
 
+def test_the_snapshot_publishes_the_expected_share_beside_the_weight():
+    # The weighted picker: the model expects exactly the weights' split; the load-aware one
+    # expects a failing endpoint to get little although its weight is still its base.
+    with weighted.Engine.from_dict({"seed": 4, "picker": {"mode": "weighted"}},
+                                   clock="manual") as e:
+        s = e.service("orders")
+        s.set_endpoints([("a", 3.0), ("b", 1.0)])
+        eps = {x["id"]: x for x in e.snapshot()["services"][0]["endpoints"]}
+        assert eps["a"]["share"]["expected"] == 0.75 and eps["b"]["share"]["expected"] == 0.25
+        assert eps["a"]["effective_weight"] == 3.0
+        assert 'weighted_endpoint_expected_share{service="orders",endpoint="a"} 0.75' in e.prometheus()
+    with weighted.Engine.from_dict({"seed": 4, "slow_start": {"window_ms": 0}},
+                                   clock="manual") as e:
+        s = e.service("orders")
+        s.set_endpoints([("ok", 1.0), ("bad", 1.0)])
+        def one_cycle():  # 200 requests a second; the cycle at the 5-s mark ends it
+            for _ in range(1000):
+                p = s.pick()
+                s.complete(p, 2.0, weighted.Outcome.HTTP_5XX if p.endpoint == "bad"
+                           else weighted.Outcome.SUCCESS)
+                e.advance(0.005)
+        one_cycle()
+        expected = s.endpoint_snapshot("bad")["share"]["expected"]
+        assert 0 < expected < 0.05
+        one_cycle()  # and the next cycle bears it out
+        assert s.endpoint_snapshot("bad")["share"]["last_cycle"] == pytest.approx(expected, abs=0.03)
+
+
 def test_manual_clock_moves_only_when_advanced(engine):
     assert engine.now() == 0 and engine.clock == "manual"
     engine.advance(2.5)

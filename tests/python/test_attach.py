@@ -79,6 +79,11 @@ def test_a_view_reads_what_the_other_process_published(writer):
         rows = view.history_rows()
         assert {(r["n"], r["id"]) for r in rows} == {(n, e) for n in (1, 2, 3) for e in "abc"}
         assert {r["state"] for r in rows if r["id"] == "a"} == {"isolated"}
+        # The last point's shares are the snapshot's: expected, and measured in the last cycle.
+        snap = {e["id"]: e for e in view.snapshot()["services"][0]["endpoints"]}
+        for r in (r for r in rows if r["n"] == 3):
+            assert r["share"] == snap[r["id"]]["share"]["expected"]
+            assert r["measured"] == snap[r["id"]]["share"]["last_cycle"]
 
         events = view.events()
         types = [(e["type"], e["endpoint"]) for e in events["events"]]

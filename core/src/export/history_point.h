@@ -1,8 +1,9 @@
 // One history point of the state file: per service its name and panic flag, per endpoint
-// [id, state, weight, share, measured, penalty]. It is written from the engine's own state in the
-// same inspection that writes the snapshot record (EncodeSnapshot), so a point and the snapshot
-// published with it always agree; a column the engine has no value for (today: the expected
-// share) is null, and readers derive what they can.
+// [id, state, weight, share, measured, penalty]: "share" is the share of picks the model expects
+// over the next cycle (the snapshot's share.expected), "measured" the share the last cycle had
+// (share.last_cycle). It is written from the engine's own state in the same inspection that
+// writes the snapshot record (EncodeSnapshot), so a point and the snapshot published with it
+// always agree; a column the engine has no value for is null, and readers derive what they can.
 #pragma once
 
 #include <cstdint>

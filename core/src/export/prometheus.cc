@@ -21,13 +21,15 @@ std::string Escape(std::string_view v) {
 // and the table's order is the order of the exposition.
 enum Family : int {
   kWeight, kTargetWeight, kBaseWeight, kPenalty, kRuleContribution, kState, kLatency, kErrorRate,
-  kWindowRequests, kResource, kOutcomesTotal, kShare, kPickerFailureShare, kPickerLatency,
+  kWindowRequests, kResource, kOutcomesTotal, kShare, kExpectedShare, kPickerFailureShare, kPickerLatency,
   kInflight, kServicePanic, kServiceStaleReports, kServiceGuardHeld, kServiceGuardHeadroom,
   kBudget, kBudgetErrorRate, kBudgetMet, kBudgetLimited, kBudgetErrorCost, kFamilyCount
 };
 struct FamilyInfo { Family family; const char* name; const char* type; const char* help; };
 constexpr FamilyInfo kFamilies[] = {
-    {kWeight, "weighted_endpoint_weight", "gauge", "Effective scheduling weight"},
+    {kWeight, "weighted_endpoint_weight", "gauge",
+     "Scheduling weight after slow start and isolation; the traffic split is "
+     "weighted_endpoint_share (load-aware picks compare candidates drawn by weight)"},
     {kTargetWeight, "weighted_endpoint_target_weight", "gauge", "Weight the controller moves toward"},
     {kBaseWeight, "weighted_endpoint_base_weight", "gauge", "Base weight from discovery"},
     {kPenalty, "weighted_endpoint_penalty", "gauge", "Sum of fired rule penalties"},
@@ -42,6 +44,8 @@ constexpr FamilyInfo kFamilies[] = {
     {kOutcomesTotal, "weighted_endpoint_outcomes_total", "counter", "Outcomes reported, by class"},
     {kShare, "weighted_endpoint_share", "gauge",
      "Share of the service's results the endpoint had in the last controller cycle"},
+    {kExpectedShare, "weighted_endpoint_expected_share", "gauge",
+     "Share of the service's picks the current model expects the endpoint to get next cycle"},
     {kPickerFailureShare, "weighted_endpoint_picker_failure_share", "gauge",
      "Load-aware picker's failure share estimate as the last cycle ended"},
     {kPickerLatency, "weighted_endpoint_picker_latency_ms", "gauge",
@@ -85,6 +89,8 @@ std::string PrometheusText(Engine& engine) {
   };
   engine.ForEachService([&](Service& svc) {
     svc.Inspect([&](Service& s) {
+      const std::vector<double>& expected = s.expected_shares();
+      size_t index = 0;
       const std::string sl = fmt::format("service=\"{}\"", Escape(s.name()));
       add(kServicePanic, sl, s.panic());
       add(kServiceStaleReports, sl, double(s.stale_reports()));
@@ -125,6 +131,7 @@ std::string PrometheusText(Engine& engine) {
           }
         }
         add(kShare, l, c.share);
+        add(kExpectedShare, l, expected[index++]);
         add(kInflight, l, ep->load.InFlight());
         if (load_aware) {  // the weighted mode keeps no picker estimates
           add(kPickerFailureShare, l, c.picker.failure_share);

@@ -45,7 +45,8 @@ BudgetRecord EncodeBudget(const Config& cfg, const BudgetState& s) {
   return r;
 }
 
-void EncodeEndpoint(const Endpoint& ep, const Evaluation& eval, uint32_t index, ByteSink& out) {
+void EncodeEndpoint(const Endpoint& ep, const Evaluation& eval, uint32_t index, double expected,
+                    ByteSink& out) {
   const ControlState& c = ep.ctl;
   const WindowStats& s = c.stats;
   EndpointRecord r{};
@@ -83,6 +84,7 @@ void EncodeEndpoint(const Endpoint& ep, const Evaluation& eval, uint32_t index, 
   r.inflight = ep.load.InFlight();
   r.share = c.share;
   r.cycle_results = c.cycle_results;
+  r.expected_share = expected;
   r.picker_inflight = c.picker.inflight;
   r.picker_latency_ms = c.picker.latency_ms;
   r.picker_failure_share = c.picker.failure_share;
@@ -287,10 +289,11 @@ bool RenderEndpoint(ByteSource& in, int64_t now, bool load_aware, JsonWriter& w)
   w.Key("server_report");
   RenderServerReport(r, now, w);
   w.Key("inflight").Int(r.inflight);
-  // What the traffic did in the last cycle, beside what the weights say (they differ in the
-  // load-aware mode, where the cost comparison picks among candidates drawn by weight).
+  // What the traffic did in the last cycle, and what the model expects it to do in the next,
+  // beside what the weights say (they differ in the load-aware mode, where the cost comparison
+  // picks among candidates drawn by weight).
   w.Key("share").BeginObject().Key("last_cycle").Double(r.share);
-  w.Key("results").Uint(r.cycle_results).EndObject();
+  w.Key("results").Uint(r.cycle_results).Key("expected").Double(r.expected_share).EndObject();
   w.Key("picker");
   if (load_aware) {
     w.BeginObject().Key("inflight").Int(r.picker_inflight);
@@ -470,14 +473,15 @@ size_t EncodeSnapshot(Engine& engine, ByteSink& out, const HistoryPointHeader* h
                           uint64_t{g.enabled} | (uint64_t{g.headroom_known} << 1)});
       if (with_point) hp.BeginService(s.name(), s.panic());
       recorded += end - first;
+      const std::vector<double>& expected = s.expected_shares();
       for (uint32_t i = first; i < end; ++i) {
         const Endpoint& ep = *all[i];
-        EncodeEndpoint(ep, s.EvaluationOf(ep), i, out);
-        // The point's columns are the snapshot's "effective_weight", "share.last_cycle" and
-        // "penalty" of the same endpoint; the engine has no expected share (null).
+        EncodeEndpoint(ep, s.EvaluationOf(ep), i, expected[i], out);
+        // The point's columns are the snapshot's "effective_weight", "share.expected",
+        // "share.last_cycle" and "penalty" of the same endpoint.
         if (with_point) {
           const ControlState& c = ep.ctl;
-          hp.Endpoint(ep.id, StateName(c.state), c.effective, std::nullopt, c.share, c.penalty);
+          hp.Endpoint(ep.id, StateName(c.state), c.effective, expected[i], c.share, c.penalty);
         }
       }
       if (with_point) hp.EndService();

@@ -91,6 +91,7 @@ struct EndpointRecord {
   int64_t inflight;
   double share;
   uint64_t cycle_results;
+  double expected_share;  // format 3.1
   int64_t picker_inflight;
   double picker_latency_ms, picker_failure_share;
   int64_t isolated_since_ns;
@@ -104,7 +105,7 @@ struct EndpointRecord {
 };
 // No padding anywhere: the bytes written are exactly the fields (and the hash covers them all).
 static_assert(sizeof(EndpointRecord) == 8 * (2 + 5 + 1 + kOutcomes + 4 + 2 * kResources + 2 + 3 +
-                                             1 + kResources + 1 + 1 + 1 + 1 + 2 + 1 + 1 +
+                                             1 + kResources + 1 + 1 + 1 + 1 + 1 + 2 + 1 + 1 +
                                              kOutcomes + 1) + 24);
 
 struct HitRecord {

@@ -22,11 +22,14 @@ inline constexpr char kMagic[8] = {'W', 'T', 'S', 'T', 'A', 'T', 'E', '\0'};
 // 3: each service's record carries its error budget, the capacity guard's verdict and the
 // client's subset, each endpoint's its server-reported error rate and subset membership
 // (snapshot_record.h); the header is 2's.
+// 3.1: each endpoint's record carries its expected share, and in its last pad byte what it was
+// judged on (evidence; 3.0 wrote 0 there); its state may be 4 (failing), which a 3.0 reader
+// refuses as "not a state". A 3.0 record is 8 bytes shorter per endpoint, so a 3.1 reader
+// refuses 3.0 files (kOldestMinor) rather than misread them.
 inline constexpr uint32_t kMajor = 3;        // a reader refuses a major outside [kOldestMajor, kMajor]
 inline constexpr uint32_t kOldestMajor = 3;
-// 3.1: an endpoint's state may be 4 (failing), which a 3.0 reader refuses as "not a state", and
-// its record's last pad byte carries what it was judged on (evidence; 3.0 wrote 0 there).
-inline constexpr uint32_t kMinor = 1;  // additions only: fields at the end of the header
+inline constexpr uint32_t kMinor = 1;  // additions: fields at the end of the header or a record
+inline constexpr uint32_t kOldestMinor = 1;  // of kMajor: the oldest minor whose records this reads
 inline constexpr uint32_t kEndianTag = 0x01020304;
 inline constexpr uint64_t kHeaderBytes = 4096;
 inline constexpr size_t kMaxServiceName = 256;

@@ -68,6 +68,11 @@ std::string CheckHeader(const sf::Header& h, uint64_t size) {
     return fmt::format("format version {}.{}; this library reads {}.x to {}.x", h.major, h.minor,
                        sf::kOldestMajor, sf::kMajor);
   }
+  if (h.major == sf::kMajor && h.minor < sf::kOldestMinor) {
+    return fmt::format("format version {}.{}: its endpoint records lack the expected share; "
+                       "this library reads {}.{} and later (open it with the library that "
+                       "wrote it)", h.major, h.minor, sf::kMajor, sf::kOldestMinor);
+  }
   if (h.header_bytes < sizeof(sf::Header) || h.header_bytes > sf::kHeaderBytes) {
     return fmt::format("header size {} outside [{}, {}]", h.header_bytes, sizeof(sf::Header),
                        sf::kHeaderBytes);

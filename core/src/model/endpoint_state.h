@@ -92,6 +92,7 @@ struct ControlState {
   // and their share of its service's. What the picker did, whatever the weights say.
   uint64_t cycle_results = 0;
   double share = 0;
+  double cycle_mean_ms = 0;  // the last cycle's mean latency of served answers (0: none)
   PickerEvidence picker;  // as the last cycle ended
   // The capacity guard's (model/guard.h): the lowest weight this cycle's cut may reach (0: no
   // limit), whether an isolation may take effect, and the endpoint's unloaded latency.

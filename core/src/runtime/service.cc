@@ -214,6 +214,7 @@ void Service::Cycle(const Config& cfg, int64_t now, std::vector<PendingEvent>* e
     ep->stats.Drain(&sample);  // drains into the window's oldest slot, reused
     c.cycle_results = 0;
     for (uint64_t n : sample.outcomes) c.cycle_results += n;
+    c.cycle_mean_ms = sample.latency_count ? sample.latency_sum_us / 1e3 / sample.latency_count : 0;
     results += c.cycle_results;
     failures += c.cycle_results - sample.outcomes[WT_OUTCOME_SUCCESS];
     // Read before NewCycle ages them: the evidence the cycle's picks were made on.
@@ -337,6 +338,7 @@ void Service::Publish(const Config& cfg, int64_t now, std::vector<PendingEvent>*
   // Nothing to schedule at all (every weight 0, none isolated): round-robin rather than nothing.
   s.panic = plan.panic ||
             (plan.main_items.empty() && plan.probe_items.empty() && !endpoints_.empty());
+  expected_.Capture(s, plan, *snap->members, controls_, cfg.controller.interval_ms / 1000.0);
   if (plan.panic != panic_) {
     events->push_back({plan.panic ? WT_EVENT_PANIC_ENTER : WT_EVENT_PANIC_EXIT, now, "", 0, 0,
                        fmt::format(R"({{"threshold":{:g},"endpoints":{}}})", cfg.panic.threshold,

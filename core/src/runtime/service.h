@@ -19,6 +19,7 @@
 #include "model/budget.h"
 #include "model/controller.h"
 #include "model/guard.h"
+#include "model/expected_share.h"
 #include "runtime/reclaim.h"
 #include "runtime/snapshot.h"
 #include "util/clock.h"
@@ -106,6 +107,9 @@ class Service {
   uint64_t removed_total(int outcome) const { return removed_totals_[outcome].load(); }
   // The error budget's controller as of the last cycle (on: false while the budget is off).
   const BudgetState& budget() const { return budget_; }
+  // The share of picks the published schedule is expected to give each endpoint over the next
+  // cycle, by pick index (index i is endpoints()[i]); computed on the first read after a publish.
+  const std::vector<double>& expected_shares() { return expected_.Shares(); }
   // Endpoints in this client's subset; 0 when the service has no subset (every endpoint).
   size_t subset_size() const { return subset_size_; }
   // Every rule's verdict on `ep` at the last cycle, as that cycle judged it (its rules and
@@ -168,6 +172,7 @@ class Service {
   GuardVerdict guard_;      // what the capacity guard saw and did in the last cycle
   Judgement judged_;  // the last cycle's rules and reference (EvaluationOf)
   BudgetState budget_;
+  ExpectedShare expected_;  // the prediction for the schedule last published
   // Lifetime outcomes of removed endpoints, added when they are reclaimed: a report racing with
   // the removal still lands on the endpoint, and is counted here once no reader holds it.
   std::array<std::atomic<uint64_t>, kOutcomes> removed_totals_{};

@@ -101,6 +101,15 @@ class Policy {
     int64_t weight_changes = 0, isolations = 0;
   };
   virtual std::optional<Decisions> Decided() const { return std::nullopt; }
+  // For policies that publish an expected share (the engine): per endpoint and controller cycle,
+  // |share expected when the cycle began - share measured over it|, in percentage points, with
+  // the time the cycle ended.
+  struct ShareError {
+    double end_s;
+    int backend;
+    double pp;
+  };
+  virtual std::vector<ShareError> ShareErrors() const { return {}; }
 };
 
 // Every policy name the simulator knows, in table order.

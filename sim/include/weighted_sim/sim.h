@@ -94,6 +94,11 @@ struct Summary {
   std::optional<double> sick_share;
   int64_t requests = 0, successes = 0, errors = 0, timeouts = 0, probes = 0, panic_picks = 0;
   std::optional<Policy::Decisions> decisions;
+  // The expected share's accuracy (engine only): max and p95 of |expected - measured| over every
+  // endpoint and cycle, in percentage points, and how many such pairs.
+  std::optional<double> share_error_max_pp, share_error_p95_pp;
+  int64_t share_error_samples = 0;
+  std::vector<Policy::ShareError> share_errors;
 };
 
 struct PolicyResult {

@@ -24,6 +24,7 @@ struct RunOutput {
   int64_t probes = 0;                // picks the policy flagged as probes (engine only)
   int64_t panic_picks = 0;           // picks made in panic (engine only)
   std::optional<Policy::Decisions> decisions;  // engine only
+  std::vector<Policy::ShareError> share_errors;  // engine only: Policy::ShareErrors, first client
 };
 
 RunOutput Simulate(const Scenario& scenario, std::string_view policy, uint64_t seed);

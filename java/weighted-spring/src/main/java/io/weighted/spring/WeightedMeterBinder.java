@@ -26,8 +26,12 @@ import java.util.concurrent.TimeUnit;
  * <ul>
  *   <li>{@code weighted.endpoint.share}: the endpoint's share of its service's results in the
  *       last controller cycle, the traffic it actually got;
- *   <li>{@code weighted.endpoint.weight}: the effective weight (the split with the weighted
- *       picker; with the default load-aware one only how often it is drawn as a candidate);
+ *   <li>{@code weighted.endpoint.expected.share}: the share of picks the engine's current model
+ *       expects it to get in the next cycle (weights, probes, panic and the load-aware cost
+ *       comparison together);
+ *   <li>{@code weighted.endpoint.weight}: the effective weight, an input of the pick and not the
+ *       split (the split with the weighted picker; with the default load-aware one only how often
+ *       it is drawn as a candidate);
  *   <li>{@code weighted.endpoint.base.weight}: the base weight from discovery metadata;
  *   <li>{@code weighted.endpoint.penalty}: the sum of fired rule penalties;
  *   <li>{@code weighted.endpoint.state}: 0 healthy, 1 degraded, 2 isolated, 3 recovering,
@@ -223,11 +227,16 @@ public class WeightedMeterBinder implements MeterBinder, AutoCloseable {
     int cut = key.indexOf('\u0000');
     Tags tags = Tags.of("service", key.substring(0, cut), "endpoint", key.substring(cut + 1));
     List<Meter> meters = new ArrayList<>();
-    meters.add(Gauge.builder("weighted.endpoint.share", this, b -> b.share(key))
+    meters.add(Gauge.builder("weighted.endpoint.share", this, b -> b.share(key, "last_cycle"))
         .tags(tags).description("Share of the service's results in the last controller cycle")
         .register(r));
+    meters.add(Gauge.builder("weighted.endpoint.expected.share", this,
+            b -> b.share(key, "expected"))
+        .tags(tags).description("Share of picks the current model expects in the next cycle")
+        .register(r));
     meters.add(Gauge.builder("weighted.endpoint.weight", this, b -> b.number(key, "effective_weight"))
-        .tags(tags).description("Effective scheduling weight").register(r));
+        .tags(tags).description("Scheduling weight after slow start and isolation: an input of "
+            + "the pick; the split is weighted.endpoint.share").register(r));
     meters.add(Gauge.builder("weighted.endpoint.base.weight", this, b -> b.number(key, "base_weight"))
         .tags(tags).description("Base weight from discovery metadata").register(r));
     meters.add(Gauge.builder("weighted.endpoint.penalty", this, b -> b.number(key, "penalty"))
@@ -243,9 +252,9 @@ public class WeightedMeterBinder implements MeterBinder, AutoCloseable {
     return v instanceof Number n ? n.doubleValue() : Double.NaN;
   }
 
-  private double share(String key) {
+  private double share(String key, String field) {
     Map<String, Object> e = endpoints.get(key);
-    Object v = e == null ? null : map(e.get("share")).get("last_cycle");
+    Object v = e == null ? null : map(e.get("share")).get(field);
     return v instanceof Number n ? n.doubleValue() : Double.NaN;
   }
 

@@ -83,6 +83,29 @@ class WeightedMeterBinderTests {
   }
 
   @Test
+  void expectedShareGaugeIsTheModelsPredictionBesideTheWeight() {
+    // The weighted picker with weights 3 and 1: the model expects exactly the weights' split,
+    // while the weight gauges read 3 and 1.
+    try (Engine engine = Engine.create("{\"seed\": 3, \"picker\": {\"mode\": \"weighted\"}}",
+            ClockMode.MANUAL);
+        WeightedMeterBinder binder = new WeightedMeterBinder(engine, true, 0)) {
+      SimpleMeterRegistry registry = new SimpleMeterRegistry();
+      Service svc = engine.service("orders");
+      svc.setEndpoints(new String[] {"a:1", "b:1"}, new double[] {3, 1});
+      binder.bindTo(registry);
+      binder.refresh(true);
+      double expectedA = registry.get("weighted.endpoint.expected.share").tag("endpoint", "a:1")
+          .gauge().value();
+      double expectedB = registry.get("weighted.endpoint.expected.share").tag("endpoint", "b:1")
+          .gauge().value();
+      assertThat(expectedA).isEqualTo(0.75);
+      assertThat(expectedB).isEqualTo(0.25);
+      assertThat(registry.get("weighted.endpoint.weight").tag("endpoint", "a:1").gauge().value())
+          .isEqualTo(3.0);
+    }
+  }
+
+  @Test
   void budgetGaugesFollowTheServicesErrorBudgetAndLeaveWhenItIsTurnedOff() {
     // Every endpoint fails one call in ten against a 1% budget: over it, and the controller
     // raises the picker's price on failures from picker.error_cost (500).
