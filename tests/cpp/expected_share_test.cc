@@ -54,7 +54,9 @@ TEST(ExpectedShare, TheWeightedModeExpectsTheNormalisedEffectiveWeights) {
 }
 
 TEST(ExpectedShare, IsAPredictionFromTheNewWeightsNotTheLastCyclesShare) {
-  Harness h;  // weighted picker
+  // The weighted picker, and a flat error rule: the cut is a known half whatever the rate.
+  Harness h(R"({"seed": 42, "picker": {"mode": "weighted"},
+               "rules": [{"metric": "error_rate", "threshold": 0.01, "penalty": 0.5}]})");
   h.Set({{"ok", 1}, {"bad", 1}});
   auto picks = DriveCycles(h, 5, 200, [](const std::string& id) {
     return id == "bad" ? Outcome{20, WT_OUTCOME_HTTP_5XX} : Ok(20);
@@ -110,7 +112,7 @@ TEST(ExpectedShare, AFailingEndpointIsExpectedToGetLittleAndTheNextCycleAgrees) 
 
 TEST(ExpectedShare, AnIsolatedEndpointIsExpectedToGetItsProbeShare) {
   // An error rule heavy enough to isolate at once.
-  Harness h(R"({"seed": 3, "picker": {"mode": "load_aware"},
+  Harness h(R"({"seed": 3, "picker": {"mode": "load_aware"}, "isolation": {"probe_share": 0.02},
                "rules": [{"metric": "error_rate", "threshold": 0.01, "penalty": 1.0}]})");
   h.Set({{"ok", 1}, {"down", 1}});
   auto behaviour = [](const std::string& id) {
@@ -128,7 +130,7 @@ TEST(ExpectedShare, AnIsolatedEndpointIsExpectedToGetItsProbeShare) {
 
 TEST(ExpectedShare, PanicExpectsRoundRobin) {
   // Both endpoints isolated: no weight above the panic threshold.
-  Harness h(R"({"seed": 3, "picker": {"mode": "load_aware"},
+  Harness h(R"({"seed": 3, "picker": {"mode": "load_aware"}, "isolation": {"probe_share": 0.02},
                "rules": [{"metric": "error_rate", "threshold": 0.01, "penalty": 1.0}]})");
   h.Set({{"a", 1}, {"b", 3}});
   DriveCycles(h, 5, 200, [](const std::string&) { return Outcome{1, WT_OUTCOME_CONNECT_ERROR}; });
