@@ -48,7 +48,7 @@ TEST(LoadReportScenario, AnUnknownFeedIsRefused) {
         try {
           RunScenarioJson(s.dump(), "{}");
         } catch (const std::exception& e) {
-          EXPECT_NE(std::string(e.what()).find("\"telepathy\" is not scrape, header or none"),
+          EXPECT_NE(std::string(e.what()).find("\"telepathy\" is not scrape, header, poll or none"),
                     std::string::npos)
               << e.what();
           throw;

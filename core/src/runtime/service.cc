@@ -6,7 +6,7 @@
 
 #include <fmt/format.h>
 
-#include "model/picker_evidence.h"
+#include "pick/picker_evidence.h"
 #include "model/weights.h"
 #include "util/quoted.h"
 #include "util/utf8.h"

@@ -19,7 +19,7 @@
 #include "model/budget.h"
 #include "model/controller.h"
 #include "model/guard.h"
-#include "model/expected_share.h"
+#include "pick/expected_share.h"
 #include "runtime/reclaim.h"
 #include "runtime/snapshot.h"
 #include "util/clock.h"

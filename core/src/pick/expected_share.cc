@@ -1,4 +1,4 @@
-#include "model/expected_share.h"
+#include "pick/expected_share.h"
 
 #include <algorithm>
 #include <cmath>

@@ -1,4 +1,4 @@
-#include "model/picker_evidence.h"
+#include "pick/picker_evidence.h"
 
 namespace weighted {
 
