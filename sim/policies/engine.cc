@@ -12,13 +12,16 @@
 //                                   wt_service_complete_with_load (none on timeouts and
 //                                   connection errors: no response, no header)
 //   "sim": {"resources": "none"}    client-side signals only (latency and outcomes)
-//   "sim": {"resources": "poll"}    every backend's CPU, memory, requests/s and errors/s, each
-//                                   a mean over the last poll_s (default 5), every poll_s,
-//                                   whatever this client's traffic: a metrics system (the
-//                                   Prometheus source with its error_rate query) that sees every
-//                                   client's requests, through wt_service_report_load_key
+//   "sim": {"resources": "poll"}    every backend's CPU and memory (means over the last
+//                                   poll_s, default 5) and requests/s and errors/s (over about
+//                                   the last rate_s, default 30, as rate(...[30s]) would give),
+//                                   every poll_s whatever this client's traffic: a metrics
+//                                   system (the Prometheus source with its error_rate query)
+//                                   that sees every client's requests, through
+//                                   wt_service_report_load_key
 //   "sim": {"aperture": true}       subset.client_count and client_index from the fleet (the
 //                                   deterministic aperture), as a StatefulSet would give them
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <stdexcept>
@@ -52,7 +55,8 @@ enum class Feed { kScrape, kHeader, kPoll, kNone };
 
 class Engine final : public Policy {
  public:
-  Engine(const PolicyEnv& env, const char* config_json) : ids_(env.ids) {
+  Engine(const PolicyEnv& env, const char* config_json)
+      : ids_(env.ids), client_index_(env.client_index), client_count_(env.client_count) {
     nlohmann::json config = nlohmann::json::parse(config_json);
     // The fleet's client-side config over the variant's (a fleet can set "sim" too).
     if (!env.client_config.empty()) config.merge_patch(nlohmann::json::parse(env.client_config));
@@ -68,6 +72,10 @@ class Engine final : public Policy {
       if (!(poll_s > 0 && poll_s <= 3600))
         throw std::invalid_argument("sim.poll_s: not in (0, 3600]");
       poll_ns_ = static_cast<int64_t>(poll_s * 1e9);
+      const double rate_s = it->value("rate_s", 30.0);
+      if (!(rate_s >= 1 && rate_s <= 3600))
+        throw std::invalid_argument("sim.rate_s: not in [1, 3600]");
+      rate_keep_ = std::exp(-2.0 / rate_s);  // per 1-s report: a time constant of rate_s / 2
       if (it->value("aperture", false)) {
         config["subset"]["client_count"] = env.client_count;
         config["subset"]["client_index"] = env.client_index;
@@ -170,6 +178,7 @@ class Engine final : public Policy {
 
  private:
   std::vector<std::string> ids_;
+  int client_index_ = 0, client_count_ = 1;
   wt_engine* engine_ = nullptr;
   wt_service* service_ = nullptr;
   int64_t now_ = 0;
@@ -177,9 +186,11 @@ class Engine final : public Policy {
   Decisions decided_;
   // The poll feed: each backend's sums since the last poll, and when the next is due.
   struct Sums {
-    double cpu = 0, memory = 0, qps = 0, eps = 0;
+    double cpu = 0, memory = 0;
     int reports = 0;
+    double qps = 0, eps = 0;  // exponential means over about rate_s, not reset by a poll
   };
+  double rate_keep_ = 0.9355;
   std::vector<Sums> sums_;
   std::vector<uint64_t> keys_;
   int64_t poll_ns_ = 5'000'000'000;
@@ -202,10 +213,14 @@ class Engine final : public Policy {
       for (size_t i = 0; i < ids_.size(); ++i)
         Check(wt_service_endpoint_key(service_, ids_[i].c_str(), &keys_[i]),
               "wt_service_endpoint_key");
-      next_poll_ns_ = now + poll_ns_;
+      // Each client polls at its own phase, as a fleet whose instances started at different
+      // times does; all polling at once would make every client act on the same figure together.
+      next_poll_ns_ = now + poll_ns_ * (1 + client_index_) / std::max(1, client_count_);
     }
     Sums& s = sums_[static_cast<size_t>(backend)];
-    s.cpu += r.cpu, s.memory += r.memory, s.qps += r.qps, s.eps += r.eps, ++s.reports;
+    s.cpu += r.cpu, s.memory += r.memory, ++s.reports;
+    s.qps = rate_keep_ * s.qps + (1 - rate_keep_) * r.qps;
+    s.eps = rate_keep_ * s.eps + (1 - rate_keep_) * r.eps;
     if (now < next_poll_ns_) return;
     // Reports arrive backend by backend at one time: the poll is due once the last has come in.
     if (static_cast<size_t>(backend) + 1 == ids_.size()) next_poll_ns_ = now + poll_ns_;
@@ -214,11 +229,11 @@ class Engine final : public Policy {
     const int len = std::snprintf(header, sizeof header,
                                   "TEXT cpu_utilization=%.4g, mem_utilization=%.4g, "
                                   "named_metrics.thread_pool=%.4g, rps_fractional=%.4g, eps=%.4g",
-                                  s.cpu / n, s.memory / n, s.cpu / n, s.qps / n, s.eps / n);
+                                  s.cpu / n, s.memory / n, s.cpu / n, s.qps, s.eps);
     Check(wt_service_report_load_key(service_, keys_[static_cast<size_t>(backend)], header,
                                      static_cast<size_t>(len)),
           "wt_service_report_load_key");
-    s = Sums{};
+    s.cpu = s.memory = 0, s.reports = 0;
   }
 
   static void Count(void* user, const wt_event* e) {

@@ -125,6 +125,10 @@ bool BurstCleared(const Config& cfg, const ServiceReference& ref, int64_t now, C
   last.resources = c->stats.resources;
   last.resource_known = c->stats.resource_known;
   last.resource_origin = c->stats.resource_origin;
+  // Nor is the server's own error rate this client's burst: over every client's requests, it
+  // still says what the endpoint fails when this client's few answers in a cycle were clean.
+  last.server_error_rate = c->stats.server_error_rate;
+  last.server_error_known = c->stats.server_error_known;
   if (Penalty(cfg.rules, last, true, ref) > 0) return false;
   c->blend = last;
   return true;

@@ -52,6 +52,10 @@ void HotStats::RecordServerResources(uint32_t present,
 void HotStats::RecordServerRates(uint32_t present, double rps, double eps, int64_t now_ns) {
   constexpr uint32_t kRates = (1u << 4) | (1u << 5);  // kReportRps | kReportEps
   if (!(present & kRates)) return;
+  // An idle server's report (no requests) says nothing of its error rate: the last figure stands
+  // until it is older than load_report.max_age_ms. Dropping it would lift the price from an
+  // endpoint that every client has just drained, and bring the whole fleet back at once.
+  if ((present & (1u << 4)) && !(rps > 0)) return;
   rps_bits_.store(std::bit_cast<uint64_t>(rps), std::memory_order_relaxed);
   eps_bits_.store(std::bit_cast<uint64_t>(eps), std::memory_order_relaxed);
   rates_present_.store(present & kRates, std::memory_order_relaxed);
