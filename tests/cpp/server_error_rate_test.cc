@@ -109,6 +109,40 @@ TEST(ServerErrorRate, NeedsBothRatesAndTraffic) {
   EXPECT_EQ(rate, 1.0);
 }
 
+// A drained endpoint's server, receiving nothing, reports rps 0: no evidence about its errors,
+// so the last rate stands until it is stale instead of reading as "no rate" (which lifted the
+// price and brought every client of a fleet back to it at once).
+TEST(ServerErrorRate, AnIdleServersReportKeepsTheLastRateUntilItIsStale) {
+  HotStats s;
+  double rate = -1;
+  constexpr uint32_t kBoth = (1u << 4) | (1u << 5);
+  s.RecordServerRates(kBoth, 100, 15, 1000);
+  s.RecordServerRates(kBoth, 0, 0, 2000);  // idle
+  ASSERT_TRUE(s.ServerErrorRate(3000, 5000, &rate));
+  EXPECT_DOUBLE_EQ(rate, 0.15);
+  EXPECT_EQ(s.Rates().at_ns, 1000);  // its age is the last real figure's
+  EXPECT_FALSE(s.ServerErrorRate(7000, 5000, &rate));  // stale all the same
+  s.RecordServerRates(kBoth, 100, 0, 8000);  // traffic again, clean: that is evidence
+  ASSERT_TRUE(s.ServerErrorRate(8000, 5000, &rate));
+  EXPECT_DOUBLE_EQ(rate, 0.0);
+}
+
+// A healthy endpoint whose last cycle of its own was clean is not let off while its server
+// says it fails: the burst rule reads the server's rate too.
+TEST(ServerErrorRate, ACleanCycleOfTheClientsOwnDoesNotUndoTheServersCut) {
+  Harness h(R"({"seed": 1, "picker": {"mode": "weighted"}, "load_report": {"max_age_ms": 8000}})");
+  h.Set({{"a", 1}, {"b", 1}});
+  uint64_t key = 0;
+  ASSERT_EQ(wt_service_endpoint_key(h.svc(), "a", &key), WT_OK);
+  const std::string leak = "TEXT rps_fractional=2000, eps=300";
+  for (int cycle = 0; cycle < 4; ++cycle) {
+    ASSERT_EQ(wt_service_report_load_key(h.svc(), key, leak.data(), leak.size()), WT_OK);
+    h.Drive(5, 20, [](const std::string&) { return Ok(10); });  // every answer it sees is good
+    EXPECT_LT(h.Endpoint("a")["effective_weight"].get<double>(), 0.9) << "cycle " << cycle;
+    EXPECT_EQ(h.Endpoint("a")["state"], "failing") << "cycle " << cycle;
+  }
+}
+
 TEST(ServerErrorRate, TheLatestOfReportAndSourceWins) {
   HotStats s;
   double rate = -1;
