@@ -60,7 +60,6 @@ def with_client_id(text: bytes, client_id: Optional[str]) -> bytes:
     what is wrong with it."""
     if client_id is not None and not isinstance(client_id, str):
         raise TypeError(f"client_id must be a str, not {type(client_id).__name__}")
-    place = fleet_place()
     try:
         doc = json.loads(text)
     except (ValueError, UnicodeDecodeError):
@@ -79,6 +78,7 @@ def with_client_id(text: bytes, client_id: Optional[str]) -> bytes:
         subset = doc["subset"] = {}
     if not isinstance(subset, dict):
         return text  # the core refuses a subset that is not an object, naming it
+    place = fleet_place()  # read only where a subset uses it: a bad variable elsewhere is moot
     if subset.get("client_id") == client_id and all(k in subset for k in place):
         return text
     subset["client_id"] = client_id

@@ -108,3 +108,10 @@ def test_a_bad_fleet_place_is_refused_naming_it(monkeypatch, var, value, what):
     monkeypatch.setenv(var, value)
     with pytest.raises(weighted.ConfigInvalidError, match=what.replace("(", r"\(").replace(")", r"\)")):
         weighted.Engine.from_dict(SUBSET, clock="manual")
+
+
+def test_a_bad_fleet_place_does_not_matter_without_a_subset(monkeypatch):
+    monkeypatch.setenv("WEIGHTED_CLIENT_INDEX", "three")
+    with weighted.Engine.from_dict({"seed": 3}, clock="manual") as e:
+        e.service("orders").set_endpoints(ENDPOINTS)
+        assert len(_members(e)) == len(ENDPOINTS)
