@@ -119,9 +119,11 @@ def _check_page(b, console, shot):
     assert sum(measured[k] for k in keys) == pytest.approx(1.0, abs=0.05), measured
     assert measured[f"{SERVICE}/{FAILING}"] < 0.1, measured
     assert measured[f"{SERVICE}/{FAILING}"] <= expected[f"{SERVICE}/{FAILING}"], (measured, expected)
-    # The failing backend's weight cut is in the event list with its reason, and marked on the
-    # weight plot. (Under the default load-aware picker it gets too few calls to be isolated.)
-    cut = f'#events li[data-type="weight_changed"][data-endpoint="{FAILING}"]'
+    # The failing backend's cut is in the event list with its reason, and marked on the weight
+    # plot: a weight change or, failing every call (the graded error rule's full penalty), an
+    # isolation.
+    cut = (f'#events li[data-type="weight_changed"][data-endpoint="{FAILING}"], '
+           f'#events li[data-type="isolated"][data-endpoint="{FAILING}"]')
     _wait(b, lambda d: any("error_rate" in t for t in _texts(d, cut)),
           f"a weight cut of {FAILING} for error_rate in the event list")
     assert any(SERVICE + "/" + FAILING in t for t in _texts(b, cut))

@@ -113,9 +113,9 @@ class ConsoleEndToEndTests {
     }
 
     // The engine exists once the first call went through; wait until it cut backend 1's weight
-    // for its errors and wrote that to the file (polled, with a deadline). Under the default
-    // load-aware picker a failing backend gets too few calls to be isolated: the picker steers
-    // around it first, and the controller halves its weight on the few 503s it does see.
+    // for its errors and wrote that to the file (polled, with a deadline): a weight change or,
+    // since the graded error rule gives a backend failing every call its full penalty, an
+    // isolation, judged on the few 503s the load-aware picker still sends it.
     String failing = "127.0.0.1:" + ports.get(1);
     long deadline = System.nanoTime() + Duration.ofSeconds(90).toNanos();
     String last = "";
@@ -125,14 +125,15 @@ class ConsoleEndToEndTests {
         try (Monitor m = Monitor.open(stateFile)) {
           last = m.eventsJson(0, 500);
         }
-        cut = Arrays.stream(last.split("\\{\"n\":")).anyMatch(e -> e.contains("\"weight_changed\"")
-            && e.contains("\"endpoint\":\"" + failing + "\"") && e.contains("\"error_rate\""));
+        cut = Arrays.stream(last.split("\\{\"n\":")).anyMatch(e -> (e.contains("\"weight_changed\"")
+            || e.contains("\"isolated\"")) && e.contains("\"endpoint\":\"" + failing + "\"")
+            && e.contains("\"error_rate\""));
       }
       if (!cut) {
         Thread.sleep(100);
       }
     }
-    assertThat(cut).as("a weight cut of %s for error_rate in %s: %s", failing, stateFile, last)
+    assertThat(cut).as("a cut (weight or isolation) of %s for error_rate in %s: %s", failing, stateFile, last)
         .isTrue();
 
     String python = System.getProperty("weighted.python", "python3");

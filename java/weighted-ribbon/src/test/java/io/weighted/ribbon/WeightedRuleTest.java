@@ -112,8 +112,9 @@ class WeightedRuleTest {
       }
     }
     engine.advance(Duration.ofSeconds(5));
-    // error rate 100% > 1%: penalty 0.5 at once; weights 1 : 0.5 : 1, so h2 gets 20%.
-    assertThat(counts(2000).getOrDefault("h2", 0)).isBetween(330, 470);
+    // Error rate 100%: the graded error rule's full penalty, so h2 is half-isolated at once and
+    // gets probes only, a few percent of the picks.
+    assertThat(counts(2000).getOrDefault("h2", 0)).isBetween(1, 100);
 
     // Healthy again: the bad samples leave the 10 s window, then the weight steps back up by
     // 10% of base per 5 s cycle (default profile).
