@@ -107,9 +107,10 @@ def _check_page(b, console, shot):
         "return Array.from(document.querySelectorAll('tr[data-endpoint]'))"
         ".map((tr) => tr.dataset.endpoint);")
     assert sorted(set(page_rows)) == sorted(keys)
-    # Two shares per endpoint: the weights' (derived by the console when the engine gives no
-    # expected share) and the one the engine measured in its last cycle. Under the load-aware
-    # picker they differ: the failing backend keeps some weight but gets almost no calls.
+    # Two shares per endpoint: the one the engine expects for the next cycle and the one it
+    # measured in the last. Both come from the one model, so both show the failing backend
+    # drained; they are not compared with each other here, since at the few calls per cycle of
+    # this test a drained backend's probes (a share of about 0.005) land as 0 to 3 calls.
     expected = _wait(b, lambda d: (lambda s: s if set(keys) <= set(s) else None)(
         _shares(d, "share")), "a share per endpoint")
     assert all(0.0 <= expected[k] <= 1.0 for k in keys), expected
@@ -118,7 +119,7 @@ def _check_page(b, console, shot):
     assert all(0.0 <= measured[k] <= 1.0 for k in keys), measured
     assert sum(measured[k] for k in keys) == pytest.approx(1.0, abs=0.05), measured
     assert measured[f"{SERVICE}/{FAILING}"] < 0.1, measured
-    assert measured[f"{SERVICE}/{FAILING}"] <= expected[f"{SERVICE}/{FAILING}"], (measured, expected)
+    assert expected[f"{SERVICE}/{FAILING}"] < 0.1, (measured, expected)
     # The failing backend's cut is in the event list with its reason, and marked on the weight
     # plot: a weight change or, failing every call (the graded error rule's full penalty), an
     # isolation.
