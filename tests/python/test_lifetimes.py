@@ -250,3 +250,44 @@ def test_names_come_from_the_core_and_the_enums_agree_with_it():
     for status, cls in _errors._CLASSES.items():
         assert (cls.status, cls.status_name) == (status, _errors.STATUS_NAMES[status])
     assert weighted.Event(99, 0, "s", "", 0, 0).name == "event_99"
+
+
+def _left_by_raising_init(make, error):
+    """The object whose __init__ raised, as a debugger or a traceback walker finds it in the
+    frame of that __init__."""
+    with pytest.raises(error) as info:
+        make()
+    tb = info.value.__traceback__
+    while tb is not None:
+        frame = tb.tb_frame
+        if frame.f_code.co_name == "__init__" and "self" in frame.f_locals:
+            return frame.f_locals["self"]
+        tb = tb.tb_next
+    raise AssertionError("no __init__ frame in the traceback")
+
+
+def test_an_object_whose_init_raised_raises_typeerror_on_use_instead_of_crashing(engine):
+    half_engine = _left_by_raising_init(lambda: weighted.Engine("{bad", clock="manual"),
+                                        weighted.ConfigError)
+    half_service = _left_by_raising_init(lambda: weighted.Service(engine, ""), weighted.WeightedError)
+    not_created = r"__init__\(\) was not called or did not complete"
+    for call in (lambda: repr(half_engine), lambda: half_engine.closed, half_engine.now_ns,
+                 half_engine.close, lambda: half_service.name, half_service.remove):
+        with pytest.raises(TypeError, match=not_created):
+            call()
+    # The engine the test holds is untouched by the failed Service.
+    assert not engine.closed
+
+
+def test_every_binding_method_refuses_an_instance_never_initialised_and_a_foreign_self(engine):
+    for cls, attrs in ((_weighted.Engine, ("closed", "clock_mode")),
+                       (_weighted.Service, ("closed", "name")),
+                       (_weighted.Monitor, ("closed",))):
+        raw = cls.__new__(cls)
+        for attr in attrs:
+            with pytest.raises(TypeError, match=r"__init__\(\) was not called"):
+                getattr(raw, attr)
+        with pytest.raises(TypeError):
+            raw.close() if hasattr(raw, "close") else raw.remove()
+    with pytest.raises(TypeError, match="expected a"):
+        _weighted.Service.closed.fget(engine)

@@ -56,6 +56,50 @@ inline bool Finalizing() {
 void QueueRelease(void* object);
 void DrainReleases() noexcept;
 
+// The C++ object behind `self`, an instance of the pybind11 class T or of a Python subclass.
+// TypeError for an instance whose __init__ never ran (T.__new__(T)) or raised (a bad config:
+// the half-made object still reaches a caller, through the traceback's frames). pybind11
+// itself would call a member function on such an instance through memory it allocates but
+// never constructs, and crash. With one pybind11 base the instance has the simple layout and
+// the flag and the pointer are read directly (the per-request methods call this); Python-side
+// multiple inheritance from several pybind11 classes takes pybind11's lookup.
+template <class T>
+T& Self(PyObject* self) {
+  auto* inst = reinterpret_cast<py::detail::instance*>(self);
+  void* p = nullptr;
+  if (inst->simple_layout) {
+    if (inst->simple_holder_constructed) p = inst->simple_value_holder[0];
+  } else {
+    auto vh = inst->get_value_and_holder(py::detail::get_type_info(typeid(T)), false);
+    if (vh && vh.holder_constructed()) p = vh.value_ptr();
+  }
+  if (p == nullptr) [[unlikely]] {
+    throw py::type_error(std::string(Py_TYPE(self)->tp_name) +
+                         ".__init__() was not called or did not complete");
+  }
+  return *static_cast<T*>(p);
+}
+
+// A member function bound as a method that goes through Self(): every pybind11 method of the
+// module's classes is registered through this, so no call reaches an unconstructed object.
+// `self` arrives as a handle, checked to be a T (pybind11 does not check a handle's type).
+template <class T>
+T& CheckedSelf(py::handle self) {
+  if (!py::isinstance<T>(self)) [[unlikely]] {
+    throw py::type_error(std::string("expected a ") + py::type_id<T>() + ", got " +
+                         Py_TYPE(self.ptr())->tp_name);
+  }
+  return Self<T>(self.ptr());
+}
+template <class T, class R, class... A>
+auto Method(R (T::*f)(A...)) {
+  return [f](py::handle self, A... a) -> R { return (CheckedSelf<T>(self).*f)(std::forward<A>(a)...); };
+}
+template <class T, class R, class... A>
+auto Method(R (T::*f)(A...) const) {
+  return [f](py::handle self, A... a) -> R { return (CheckedSelf<T>(self).*f)(std::forward<A>(a)...); };
+}
+
 void RegisterErrors(py::module_& m);
 void RegisterEngine(py::module_& m);
 void RegisterService(py::module_& m);

@@ -245,22 +245,22 @@ void RegisterEngine(py::module_& m) {
                      "Low-level owner of one engine; use weighted.Engine.")
       .def(py::init<const std::string&, int, bool>(), py::arg("source"), py::arg("clock_mode"),
            py::arg("is_path"))
-      .def("close", &Engine::Close, "Destroys the engine; later calls raise ClosedError.")
-      .def_property_readonly("closed", &Engine::Closed)
-      .def_property_readonly("clock_mode", &Engine::ClockMode)
-      .def("_reload", &Engine::Reload, py::arg("json"))
-      .def("_reload_from_file", &Engine::ReloadFromFile, py::arg("path"))
-      .def("now_ns", &Engine::NowNs, "The engine's time in nanoseconds.")
-      .def("advance_ns", &Engine::AdvanceNs, py::arg("delta_ns"),
+      .def("close", Method(&Engine::Close), "Destroys the engine; later calls raise ClosedError.")
+      .def_property_readonly("closed", Method(&Engine::Closed))
+      .def_property_readonly("clock_mode", Method(&Engine::ClockMode))
+      .def("_reload", Method(&Engine::Reload), py::arg("json"))
+      .def("_reload_from_file", Method(&Engine::ReloadFromFile), py::arg("path"))
+      .def("now_ns", Method(&Engine::NowNs), "The engine's time in nanoseconds.")
+      .def("advance_ns", Method(&Engine::AdvanceNs), py::arg("delta_ns"),
            "Manual clock: moves time forward and runs the cycles that fall due.")
-      .def("run_cycle", &Engine::RunCycle, "Runs one controller cycle now.")
-      .def("_set_event_callback", &Engine::SetEventCallback, py::arg("fn").none(true))
-      .def("_poll_event", &Engine::PollEvent)
-      .def("parse_load_report", &Engine::ParseLoadReport, py::arg("load_report"),
+      .def("run_cycle", Method(&Engine::RunCycle), "Runs one controller cycle now.")
+      .def("_set_event_callback", Method(&Engine::SetEventCallback), py::arg("fn").none(true))
+      .def("_poll_event", Method(&Engine::PollEvent))
+      .def("parse_load_report", Method(&Engine::ParseLoadReport), py::arg("load_report"),
            "Parses a load report header's value under this engine's config: a dict of the "
            "fields it carries (cpu, memory, thread_pool, connection_pool, rps, eps).")
-      .def("_snapshot_json", &Engine::SnapshotJson)
-      .def("prometheus", &Engine::Prometheus,
+      .def("_snapshot_json", Method(&Engine::SnapshotJson))
+      .def("prometheus", Method(&Engine::Prometheus),
            "All state in Prometheus text exposition format 0.0.4.");
 }
 

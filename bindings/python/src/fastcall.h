@@ -38,22 +38,6 @@ PyObject* Translated(Body&& body) {
   }
 }
 
-// The C++ object behind `self`, an instance of the pybind11 class T or of a Python subclass
-// (the method descriptor has already checked that). With one pybind11 base the instance has the
-// simple layout and the pointer is read directly; Python-side multiple inheritance from several
-// pybind11 classes goes through pybind11's cast. TypeError for an instance whose __init__ never
-// ran (T.__new__(T)), where a pybind11 method would dereference a null pointer.
-template <class T>
-T& Self(PyObject* self) {
-  auto* inst = reinterpret_cast<py::detail::instance*>(self);
-  void* p = inst->simple_layout ? inst->get_value_and_holder().value_ptr()
-                                : static_cast<void*>(py::handle(self).cast<T*>());
-  if (p == nullptr) [[unlikely]] {
-    throw py::type_error(std::string(Py_TYPE(self)->tp_name) + ".__init__() was not called");
-  }
-  return *static_cast<T*>(p);
-}
-
 // The parameters of a METH_FASTCALL | METH_KEYWORDS method: `n` names, of which the first
 // `required` have no default.
 struct Signature {

@@ -68,12 +68,12 @@ class Monitor {
 void RegisterMonitor(py::module_& m) {
   py::class_<Monitor>(m, "Monitor", "wt_monitor: a read-only view of a state file. Use weighted.attach().")
       .def(py::init<const std::string&>(), py::arg("path"))
-      .def("close", &Monitor::Close)
-      .def_property_readonly("closed", &Monitor::closed)
-      .def("_snapshot_json", &Monitor::Snapshot)
-      .def("_history_json", &Monitor::History, py::arg("since"), py::arg("max"))
-      .def("_events_json", &Monitor::Events, py::arg("cursor"), py::arg("max"))
-      .def("_info_json", &Monitor::Info);
+      .def("close", Method(&Monitor::Close))
+      .def_property_readonly("closed", Method(&Monitor::closed))
+      .def("_snapshot_json", Method(&Monitor::Snapshot))
+      .def("_history_json", Method(&Monitor::History), py::arg("since"), py::arg("max"))
+      .def("_events_json", Method(&Monitor::Events), py::arg("cursor"), py::arg("max"))
+      .def("_info_json", Method(&Monitor::Info));
 }
 
 }  // namespace wtpy

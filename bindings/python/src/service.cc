@@ -506,27 +506,27 @@ void RegisterService(py::module_& m) {
   py::class_<Service>(m, "Service", py::dynamic_attr(),
                       "Low-level handle of one service; use weighted.Service.")
       .def(py::init<py::handle, py::handle>(), py::arg("engine"), py::arg("name"))
-      .def_property_readonly("name", &Service::name)
-      .def_property_readonly("closed", &Service::Closed)
-      .def("_set_endpoints", &Service::SetEndpoints, py::arg("endpoints"))
-      .def("remove", &Service::Remove,
+      .def_property_readonly("name", Method(&Service::name))
+      .def_property_readonly("closed", Method(&Service::Closed))
+      .def("_set_endpoints", Method(&Service::SetEndpoints), py::arg("endpoints"))
+      .def("remove", Method(&Service::Remove),
            "Takes the service out of its engine; later calls on it raise ClosedError.")
-      .def("key", &Service::EndpointKey, py::arg("endpoint_id"),
+      .def("key", Method(&Service::EndpointKey), py::arg("endpoint_id"),
            "The endpoint's key (an int), usable wherever an endpoint id is.")
-      .def("endpoint_id", &Service::EndpointId, py::arg("key"))
-      .def("_snapshot_json", &Service::SnapshotJson, py::arg("endpoint") = py::none())
-      .def("report_resources", &Service::ReportResources, py::arg("endpoint"), py::kw_only(),
+      .def("endpoint_id", Method(&Service::EndpointId), py::arg("key"))
+      .def("_snapshot_json", Method(&Service::SnapshotJson), py::arg("endpoint") = py::none())
+      .def("report_resources", Method(&Service::ReportResources), py::arg("endpoint"), py::kw_only(),
            py::arg("cpu") = py::none(), py::arg("memory") = py::none(),
            py::arg("thread_pool") = py::none(), py::arg("connection_pool") = py::none(),
            "Records resource levels (fractions in [0, 1]) for an endpoint.")
-      .def("complete_with_load", &Service::CompleteWithLoad, py::arg("pick"),
+      .def("complete_with_load", Method(&Service::CompleteWithLoad), py::arg("pick"),
            py::arg("latency_ms"), py::arg("outcome") = 0, py::arg("load_report") = py::none(),
            "complete() and the response's load report (the endpoint-load-metrics header's "
            "value) for the same endpoint, in one call.")
-      .def("report_load", &Service::ReportLoad, py::arg("endpoint"), py::arg("load_report"),
+      .def("report_load", Method(&Service::ReportLoad), py::arg("endpoint"), py::arg("load_report"),
            "Records a server's load report (the endpoint-load-metrics header's value) for an "
            "endpoint given by id or key.")
-      .def("report_batch", &Service::ReportBatch, py::arg("endpoints"), py::arg("latencies_ms"),
+      .def("report_batch", Method(&Service::ReportBatch), py::arg("endpoints"), py::arg("latencies_ms"),
            py::arg("outcomes") = 0,
            "Records many outcomes in one call (the GIL is released around it): every valid "
            "entry, even when others fail; the first failure is raised with each entry's status.");
