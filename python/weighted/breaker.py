@@ -35,9 +35,11 @@ from typing import Any, Callable, Deque, Dict, List, Optional, Union
 
 from ._outcome import _OUTCOMES_BY_NAME, Outcome, classify_exception
 from ._service import Call, Pick, Service
-from ._errors import NoEndpointError, StaleEndpointError
+from ._errors import NoEndpointError, NotFoundError, StaleEndpointError
 
 __all__ = ["BreakerState", "CircuitBreaker", "BreakerBridge", "AllOpenError"]
+
+_MIN_SWEEP = 16  # breakers a bridge keeps before it first looks for departed endpoints
 
 
 def _as_outcome(outcome: Union[Outcome, int, str]) -> Outcome:
@@ -164,6 +166,11 @@ class BreakerBridge:
     after the engine has accepted each outcome: the hook for another breaker library.
     ``is_failure(outcome)`` says what a breaker counts as a failure (default: anything but
     SUCCESS).
+
+    Breakers live as long as their endpoint is in the service's set: once the bridge holds
+    twice as many as the set has endpoints (and at least 16), making a new one first drops
+    those of endpoints that have left, so a fleet whose instances come and go (new addresses
+    on every deploy) does not pile them up. An endpoint that comes back gets a new breaker.
     """
 
     def __init__(self, service: Service, *,
@@ -175,6 +182,7 @@ class BreakerBridge:
         self.service = service
         self._factory = breaker_factory
         self._breakers: Dict[str, CircuitBreaker] = {}
+        self._sweep_at = _MIN_SWEEP
         self._lock = threading.Lock()
         self._listeners = list(listeners or [])
         self._is_failure = is_failure
@@ -188,8 +196,21 @@ class BreakerBridge:
         with self._lock:
             b = self._breakers.get(endpoint)
             if b is None:
+                if len(self._breakers) >= self._sweep_at:
+                    self._drop_departed()
                 b = self._breakers[endpoint] = self._factory(endpoint)
             return b
+
+    def _drop_departed(self) -> None:
+        # Called with the lock held. The engine's endpoint table is the one record of the set.
+        def in_set(endpoint: str) -> bool:
+            try:
+                self.service.key(endpoint)
+                return True
+            except NotFoundError:
+                return False
+        self._breakers = {ep: b for ep, b in self._breakers.items() if in_set(ep)}
+        self._sweep_at = max(_MIN_SWEEP, 2 * len(self._breakers))
 
     def pick(self) -> Pick:
         """An engine pick whose endpoint's breaker admits the call.

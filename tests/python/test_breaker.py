@@ -176,3 +176,18 @@ def test_vetoed_tracked_picks_release_their_in_flight_count():
         for ep in "ab":
             view = totals(engine, ep)[1]
             assert view["inflight"] == 0 and sum(view["totals"].values()) == 10
+
+
+def test_breakers_of_endpoints_that_left_are_dropped_and_those_that_stay_keep_their_state(setup):
+    _, s, bridge, _ = setup
+    for _ in range(6):
+        bridge.record("a", 5.0, weighted.Outcome.HTTP_5XX)
+    assert bridge.breaker("a").state is BreakerState.OPEN
+    # A deploy a round: every instance but "a" comes back under a new address.
+    for round_ in range(200):
+        s.set_endpoints(["a"] + [f"10.0.{round_}.{i}:80" for i in range(3)])
+        for i in range(3):
+            bridge.record(f"10.0.{round_}.{i}:80", 5.0)
+        assert len(bridge._breakers) <= 2 * 4 + 16
+    assert bridge.breaker("a").state is BreakerState.OPEN  # the same breaker, still open
+    assert set(bridge._breakers) >= {"a", "10.0.199.0:80", "10.0.199.1:80", "10.0.199.2:80"}
