@@ -108,8 +108,10 @@ class Dashboard:
 
     def serve_forever(self) -> None:
         """Serves on this thread until interrupted."""
-        self.start()
+        # start() inside the try: an interrupt that lands while it starts the threads (a busy
+        # machine can hold this thread there) still stops what was started.
         try:
+            self.start()
             self._stop.wait()
         except KeyboardInterrupt:
             pass
