@@ -101,6 +101,12 @@ bool StepBudget(const Config& cfg, const BudgetInput& in, BudgetState* s) {
                                   double(s->window_results));
   const bool worse = s->last_observed >= 0 && s->observed > s->last_observed * kBudgetWorse &&
                      s->observed - s->last_observed > kBudgetNoiseZ * spread;
+  // A run of raises that doubled the price and left the errors where they were.
+  const double n_results = double(s->window_results);
+  const bool useless = !s->searching && s->direction > 0 && s->raise_from > 0 &&
+                       before >= s->raise_from * kBudgetUselessRaise &&
+                       s->observed >= s->raise_from_observed &&
+                       s->raise_from_observed * n_results >= kBudgetMeasureFailures;
   if (!over) {
     s->searching = false;
     // Anti-windup: not lowered while the price is no lever: no endpoint's failure term reaches
@@ -133,7 +139,7 @@ bool StepBudget(const Config& cfg, const BudgetInput& in, BudgetState* s) {
     } else if (in.lever * start < 1) {
       s->price = std::max(s->price, start);
     }
-  } else if (s->searching || (s->last_step >= kBudgetSearchMinRaise && worse)) {
+  } else if (s->searching || (s->last_step >= kBudgetSearchMinRaise && worse) || useless) {
     // A raise made errors worse: the price no longer buys them down (the healthy endpoints
     // are full and their queues fail, or every endpoint fails alike). Minimise the errors
     // instead (SearchStep), starting a double step below the price before the raise: that
@@ -143,15 +149,23 @@ bool StepBudget(const Config& cfg, const BudgetInput& in, BudgetState* s) {
       s->best_observed = -1;
       s->search_step = kBudgetSearchStep;
       s->search_dir = -1;
-      s->price = before / s->last_step / (kBudgetSearchStep * kBudgetSearchStep);
+      const double from = s->raise_from > 0 ? s->raise_from : before / s->last_step;
+      s->price = from / (kBudgetSearchStep * kBudgetSearchStep);
     } else {
       SearchStep(before, s);
     }
   } else {
     s->price *= std::min(kBudgetMaxRaise, std::pow(s->observed / s->target, kBudgetRaiseGain));
   }
+  if (s->searching && in.lever > 0) s->price = std::max(s->price, kBudgetSearchMinTerm / in.lever);
   s->price = std::clamp(s->price, b.min_error_cost, b.max_error_cost);
   s->direction = s->price > before ? 1 : s->price < before ? -1 : 0;
+  if (s->searching || s->direction <= 0) {
+    s->raise_from = 0;
+  } else if (s->raise_from == 0) {
+    s->raise_from = before;
+    s->raise_from_observed = s->observed;
+  }
   s->last_step = s->price / before;
   s->last_observed = s->observed;
   s->met = s->observed <= b.max_error_rate;

@@ -45,6 +45,9 @@ struct BudgetState {
   // rate (-1: none yet), the factor of its next move (1: holding at the best price) and the
   // side it moves to.
   double best_price = 0;
+  // The price and window where the current run of raises began (price 0: no run).
+  double raise_from = 0;
+  double raise_from_observed = 0;
   double best_observed = -1;
   double search_step = 1;
   int search_dir = -1;
@@ -80,6 +83,14 @@ inline constexpr double kBudgetSearchStep = 2.0;
 inline constexpr double kBudgetSearchMinRaise = 1.2;
 inline constexpr double kBudgetWorse = 1.25;
 inline constexpr double kBudgetSearchMinStep = 1.15;
+// Raises that together doubled the price without lowering the errors below the window they
+// started from (each window with kBudgetMeasureFailures failures or more) buy nothing: the
+// controller minimises the errors instead, as after a raise that made them worse.
+inline constexpr double kBudgetUselessRaise = 2.0;
+// While minimising errors the price keeps the failure term of the most failing endpoint at
+// least this large (its cost x 5): below it that endpoint takes traffic by its latency alone,
+// which is the most errors the picker can make, never the fewest.
+inline constexpr double kBudgetSearchMinTerm = 4.0;
 
 // The error rate the controller aims at for a window of `window_results` results: the smaller
 // of target_fraction x the budget and the budget less kBudgetNoiseZ standard errors.
