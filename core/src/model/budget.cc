@@ -101,12 +101,15 @@ bool StepBudget(const Config& cfg, const BudgetInput& in, BudgetState* s) {
                                   double(s->window_results));
   const bool worse = s->last_observed >= 0 && s->observed > s->last_observed * kBudgetWorse &&
                      s->observed - s->last_observed > kBudgetNoiseZ * spread;
-  // A run of raises that doubled the price and left the errors where they were.
+  // A run of raises that doubled the price and left the errors where they were (not lower by
+  // a standard error of the two windows' difference).
   const double n_results = double(s->window_results);
-  const bool useless = !s->searching && s->direction > 0 && s->raise_from > 0 &&
-                       before >= s->raise_from * kBudgetUselessRaise &&
-                       s->observed >= s->raise_from_observed &&
-                       s->raise_from_observed * n_results >= kBudgetMeasureFailures;
+  const bool useless =
+      !s->searching && s->direction > 0 && s->raise_from > 0 &&
+      before >= s->raise_from * kBudgetUselessRaise &&
+      s->observed > s->raise_from_observed -
+                        std::sqrt((s->observed + s->raise_from_observed) / n_results) &&
+      s->raise_from_observed * n_results >= kBudgetMeasureFailures;
   if (!over) {
     s->searching = false;
     // Anti-windup: not lowered while the price is no lever: no endpoint's failure term reaches

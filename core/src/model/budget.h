@@ -83,8 +83,8 @@ inline constexpr double kBudgetSearchStep = 2.0;
 inline constexpr double kBudgetSearchMinRaise = 1.2;
 inline constexpr double kBudgetWorse = 1.25;
 inline constexpr double kBudgetSearchMinStep = 1.15;
-// Raises that together doubled the price without lowering the errors below the window they
-// started from (each window with kBudgetMeasureFailures failures or more) buy nothing: the
+// Raises that together doubled the price without lowering the errors by a standard error below
+// the window they started from (with kBudgetMeasureFailures failures or more) buy nothing: the
 // controller minimises the errors instead, as after a raise that made them worse.
 inline constexpr double kBudgetUselessRaise = 2.0;
 // While minimising errors the price keeps the failure term of the most failing endpoint at
