@@ -13,11 +13,10 @@ constexpr size_t kPiece = 256 << 10;
 std::string SnapshotJson(Engine& engine, const SnapshotScope& scope, size_t* recorded) {
   // The text is about 2.2 times the record; one allocation for all of it (pages reserved and
   // never written cost nothing). A part of one endpoint needs no estimate.
-  const size_t reserve =
-      scope.endpoint_id.empty() ? 3 * RecordSizeEstimate(engine, scope) : size_t{16} << 10;
-  RecordRenderer renderer(std::string(), reserve);
+  const bool whole = scope.endpoint_id.empty();
+  RecordRenderer renderer(std::string(), whole ? 3 * RecordSizeEstimate(engine, scope) : 4096);
   std::string record;
-  record.reserve(kPiece + (16 << 10));
+  if (whole) record.reserve(kPiece + (16 << 10));  // the sink zeroes what is reserved
   ByteSink sink(&record);
   sink.OnBoundary(kPiece, [](void* r, std::string_view piece) {
     static_cast<RecordRenderer*>(r)->Feed(piece, false);
