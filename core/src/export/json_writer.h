@@ -39,13 +39,13 @@ class JsonWriter {
   template <size_t N>
   JsonWriter& Key(const char (&key)[N]) {
     Need(N + 3);
-    Separate();
-    Put('"');
-    Put(key, N - 1);
-    Put('"');
-    Put(':');
+    char* p = Separated();
+    *p = '"';
+    std::memcpy(p + 1, key, N - 1);
+    p[N] = '"';
+    p[N + 1] = ':';
     after_key_ = true;
-    return *this;
+    return Wrote(p + N + 2);
   }
   JsonWriter& Key(std::string_view key) {
     Need(2);
@@ -69,20 +69,17 @@ class JsonWriter {
   JsonWriter& CodeKey(std::string_view key) {
     assert(PlainPrefix(key) == key.size());
     Need(key.size() + 4);
-    Separate();
-    PutQuotedPlain(key);
-    Put(':');
+    char* p = QuotedPlain(Separated(), key);
+    *p = ':';
     after_key_ = true;
-    return *this;
+    return Wrote(p + 1);
   }
   JsonWriter& CodeString(std::string_view s) {
     assert(PlainPrefix(s) == s.size());
     Need(s.size() + 3);
-    Separate();
-    PutQuotedPlain(s);
-    return *this;
+    return Wrote(QuotedPlain(Separated(), s));
   }
-  JsonWriter& Bool(bool b) { return Raw(b ? "true" : "false"); }
+  JsonWriter& Bool(bool b) { return Raw(b ? std::string_view("true", 4) : std::string_view("false", 5)); }
   JsonWriter& Null() { return Raw("null"); }
   // Numbers are formatted straight into the buffer: through a back_inserter, fmt appends
   // character by character, and a snapshot of 1 000 endpoints has some 40 000 numbers.
@@ -95,10 +92,13 @@ class JsonWriter {
     // Most of a snapshot's doubles are whole (weights, zeros): written as integers, the text
     // fmt's shortest form gives them below 1e15 (digits, no exponent), without its search.
     if (v == std::trunc(v) && std::fabs(v) < 1e15) {
-      if (v == 0 && std::signbit(v)) Put('-');
-      n_ += size_t(fmt::format_to(At(), FMT_COMPILE("{}"), static_cast<int64_t>(v)) - At());
-      Put(".0", 2);
-      return *this;
+      char* p = At();
+      *p = '-';
+      p += v == 0 && std::signbit(v);
+      p = fmt::format_to(p, FMT_COMPILE("{}"), static_cast<int64_t>(v));
+      p[0] = '.';
+      p[1] = '0';
+      return Wrote(p + 2);
     }
     // The rest go through a memo of the texts last written: a snapshot repeats many of its
     // fractions (a rule's threshold in every endpoint, latency quantiles that are histogram
@@ -176,10 +176,10 @@ class JsonWriter {
 
   JsonWriter& Open(char c) {
     Need(2);
-    Separate();
-    Put(c);
+    char* p = Separated();
+    *p = c;
     first_ = true;
-    return *this;
+    return Wrote(p + 1);
   }
   JsonWriter& Close(char c) {
     Need(1);
@@ -189,9 +189,9 @@ class JsonWriter {
   }
   JsonWriter& Raw(std::string_view text) {
     Need(text.size() + 1);
-    Separate();
-    Put(text.data(), text.size());
-    return *this;
+    char* p = Separated();
+    std::memcpy(p, text.data(), text.size());
+    return Wrote(p + text.size());
   }
   // A comma before every element but the first of its container, and none after a key. Callers
   // have made room for it.
@@ -206,9 +206,7 @@ class JsonWriter {
   template <typename T>
   JsonWriter& Number(T v) {
     Need(kMaxNumber + 1);
-    Separate();
-    n_ += size_t(fmt::format_to(At(), FMT_COMPILE("{}"), v) - At());
-    return *this;
+    return Wrote(fmt::format_to(Separated(), FMT_COMPILE("{}"), v));
   }
   // Strings here are valid UTF-8 (ids and names are checked on the way in), so only quotes,
   // backslashes and control characters need escapes.
@@ -228,10 +226,27 @@ class JsonWriter {
     while (i < s.size() && !NeedsEscape(static_cast<unsigned char>(s[i]))) ++i;
     return i;
   }
-  void PutQuotedPlain(std::string_view s) {
-    Put('"');
-    Put(s.data(), s.size());
-    Put('"');
+  // Character stores may alias any member, so the writers below keep the cursor in a local
+  // and store n_ once (Wrote), instead of a load and store of n_ around every character.
+  static char* QuotedPlain(char* p, std::string_view s) {
+    *p = '"';
+    std::memcpy(p + 1, s.data(), s.size());
+    p[s.size() + 1] = '"';
+    return p + s.size() + 2;
+  }
+  // Where the next element starts: after a comma unless it is its container's first or a key's
+  // value. Callers have made room for the comma.
+  char* Separated() {
+    const bool comma = !after_key_ && !first_;
+    after_key_ = false;
+    first_ = false;
+    char* p = At();
+    *p = ',';
+    return p + comma;
+  }
+  JsonWriter& Wrote(char* end) {
+    n_ = size_t(end - out_.data());
+    return *this;
   }
   void Quoted(std::string_view s) {
     Need(s.size() * 6 + 2);  // every byte a \u00XX at worst

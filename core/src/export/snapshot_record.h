@@ -191,7 +191,7 @@ class ByteSource;
 
 // Renders the snapshot JSON of a record handed over whole, or in pieces as EncodeSnapshot writes
 // it (ByteSink::OnBoundary): each piece but the last ends between two items (endpoints, services),
-// so the record never needs to be held whole (at 100 000 endpoints ~70 MB of fresh pages, faulted
+// so the record never needs to be held whole (at 100 000 endpoints ~65 MB of fresh pages, faulted
 // in and zeroed, for a record read once).
 class RecordRenderer {
  public:
