@@ -107,5 +107,42 @@ TEST(JsonWriter, LongDocumentsFromReusedBuffersReadBackWhole) {
   }
 }
 
+// Fractions go through a memo of the texts last written (after the first 64): a value written
+// again, one that shares its slot with another (a few hundred values over 512 slots collide),
+// and one that replaced another in its slot all come out as fmt writes them.
+TEST(JsonWriter, RepeatedFractionsWriteFmtsShortestText) {
+  std::vector<double> values;
+  for (int i = 1; i <= 700; ++i) values.push_back(i / 7.0);
+  for (int i = 1; i <= 50; ++i) values.push_back(-std::ldexp(1.0, -i) * 3);
+  values.push_back(1e-300 / 3);
+  values.push_back(1.5e17 + 2);  // a whole number fmt writes with an exponent
+  values.push_back(-0.1);
+  std::string want = "[";
+  JsonWriter w;
+  w.BeginArray();
+  for (int round = 0; round < 3; ++round) {
+    for (size_t i = 0; i < values.size(); ++i) {
+      // Each round in another order, so that values evict each other differently.
+      const double v = values[(i * (round * 2 + 1)) % values.size()];
+      std::string text = fmt::format("{}", v);
+      if (text.find_first_of(".e") == std::string::npos) text += ".0";
+      want += (want.size() > 1 ? "," : "") + text;
+      w.Double(v);
+    }
+  }
+  w.EndArray();
+  EXPECT_EQ(w.Take(), want + "]");
+}
+
+// The code's own names are written without the escape scan, as String and Key write them.
+TEST(JsonWriter, CodeNamesAreWrittenAsStringsAre) {
+  JsonWriter a, b;
+  a.BeginObject().CodeKey("healthy").CodeString("p99_ms").Key("x").CodeString("").EndObject();
+  b.BeginObject().Key(std::string_view("healthy")).String("p99_ms").Key("x").String("").EndObject();
+  const std::string text = a.Take();
+  EXPECT_EQ(text, b.Take());
+  EXPECT_EQ(text, R"({"healthy":"p99_ms","x":""})");
+}
+
 }  // namespace
 }  // namespace weighted

@@ -7,9 +7,12 @@
 #pragma once
 
 #include <algorithm>
+#include <bit>
+#include <cassert>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <memory>
 #include <string>
 #include <string_view>
 
@@ -36,13 +39,13 @@ class JsonWriter {
   template <size_t N>
   JsonWriter& Key(const char (&key)[N]) {
     Need(N + 3);
-    Separate();
-    Put('"');
-    Put(key, N - 1);
-    Put('"');
-    Put(':');
+    char* p = Separated();
+    *p = '"';
+    std::memcpy(p + 1, key, N - 1);
+    p[N] = '"';
+    p[N + 1] = ':';
     after_key_ = true;
-    return *this;
+    return Wrote(p + N + 2);
   }
   JsonWriter& Key(std::string_view key) {
     Need(2);
@@ -60,7 +63,23 @@ class JsonWriter {
     Quoted(s);
     return *this;
   }
-  JsonWriter& Bool(bool b) { return Raw(b ? "true" : "false"); }
+  // A key or a string value from the code's own tables (state, metric, outcome and resource
+  // names): plain ASCII words, copied without the escape scan (a snapshot writes ~20 of them
+  // per endpoint).
+  JsonWriter& CodeKey(std::string_view key) {
+    assert(PlainPrefix(key) == key.size());
+    Need(key.size() + 4);
+    char* p = QuotedPlain(Separated(), key);
+    *p = ':';
+    after_key_ = true;
+    return Wrote(p + 1);
+  }
+  JsonWriter& CodeString(std::string_view s) {
+    assert(PlainPrefix(s) == s.size());
+    Need(s.size() + 3);
+    return Wrote(QuotedPlain(Separated(), s));
+  }
+  JsonWriter& Bool(bool b) { return Raw(b ? std::string_view("true", 4) : std::string_view("false", 5)); }
   JsonWriter& Null() { return Raw("null"); }
   // Numbers are formatted straight into the buffer: through a back_inserter, fmt appends
   // character by character, and a snapshot of 1 000 endpoints has some 40 000 numbers.
@@ -73,10 +92,30 @@ class JsonWriter {
     // Most of a snapshot's doubles are whole (weights, zeros): written as integers, the text
     // fmt's shortest form gives them below 1e15 (digits, no exponent), without its search.
     if (v == std::trunc(v) && std::fabs(v) < 1e15) {
-      if (v == 0 && std::signbit(v)) Put('-');
-      n_ += size_t(fmt::format_to(At(), FMT_COMPILE("{}"), static_cast<int64_t>(v)) - At());
-      Put(".0", 2);
-      return *this;
+      char* p = At();
+      *p = '-';
+      p += v == 0 && std::signbit(v);
+      p = fmt::format_to(p, FMT_COMPILE("{}"), static_cast<int64_t>(v));
+      p[0] = '.';
+      p[1] = '0';
+      return Wrote(p + 2);
+    }
+    // The rest go through a memo of the texts last written: a snapshot repeats many of its
+    // fractions (a rule's threshold in every endpoint, latency quantiles that are histogram
+    // bucket values, shares of equal weights), and the shortest-form search costs ~400
+    // instructions where a hit copies a few bytes. The memo holds fmt's own text for the same
+    // bits, so the output is the same either way.
+    // A short text (one endpoint's part) does not pay for the memo: it starts after 64 numbers.
+    const uint64_t bits = std::bit_cast<uint64_t>(v);
+    MemoEntry* m = nullptr;
+    if (memo_) [[likely]] {
+      m = &memo_[((bits ^ (bits >> 31)) * 0x9E3779B97F4A7C15ull) >> (64 - kMemoBits)];
+      if (m->bits == bits) {
+        Put(m->text, m->len);
+        return *this;
+      }
+    } else if (++unmemoized_ == 64) {
+      memo_ = std::make_unique<MemoEntry[]>(kMemoSize);  // bits 0 is 0.0: never looked up here
     }
     // A compiled format: the same text as "{}" without parsing the format string per number.
     char* begin = At();
@@ -84,6 +123,12 @@ class JsonWriter {
     n_ += size_t(end - begin);
     if (std::string_view(begin, size_t(end - begin)).find_first_of(".e") == std::string_view::npos) {
       Put(".0", 2);
+    }
+    const size_t len = size_t(At() - begin);
+    if (m && len <= sizeof m->text) {
+      m->bits = bits;
+      m->len = static_cast<uint8_t>(len);
+      std::memcpy(m->text, begin, len);
     }
     return *this;
   }
@@ -101,6 +146,13 @@ class JsonWriter {
  private:
   // The longest number fmt writes: "-1.2345678901234567e-308" (24) or a 20-digit integer.
   static constexpr size_t kMaxNumber = 32;
+  static constexpr int kMemoBits = 9;
+  static constexpr size_t kMemoSize = size_t{1} << kMemoBits;
+  struct MemoEntry {
+    uint64_t bits;
+    uint8_t len;
+    char text[31];  // the longest double fmt writes, 24, and ".0"
+  };
 
   // The text lives in out_[0, n_); out_ is kept larger than that (resized ahead, written in
   // place), so that each character is a store, not a std::string append with its capacity
@@ -124,10 +176,10 @@ class JsonWriter {
 
   JsonWriter& Open(char c) {
     Need(2);
-    Separate();
-    Put(c);
+    char* p = Separated();
+    *p = c;
     first_ = true;
-    return *this;
+    return Wrote(p + 1);
   }
   JsonWriter& Close(char c) {
     Need(1);
@@ -137,9 +189,9 @@ class JsonWriter {
   }
   JsonWriter& Raw(std::string_view text) {
     Need(text.size() + 1);
-    Separate();
-    Put(text.data(), text.size());
-    return *this;
+    char* p = Separated();
+    std::memcpy(p, text.data(), text.size());
+    return Wrote(p + text.size());
   }
   // A comma before every element but the first of its container, and none after a key. Callers
   // have made room for it.
@@ -154,9 +206,7 @@ class JsonWriter {
   template <typename T>
   JsonWriter& Number(T v) {
     Need(kMaxNumber + 1);
-    Separate();
-    n_ += size_t(fmt::format_to(At(), FMT_COMPILE("{}"), v) - At());
-    return *this;
+    return Wrote(fmt::format_to(Separated(), FMT_COMPILE("{}"), v));
   }
   // Strings here are valid UTF-8 (ids and names are checked on the way in), so only quotes,
   // backslashes and control characters need escapes.
@@ -175,6 +225,28 @@ class JsonWriter {
     }
     while (i < s.size() && !NeedsEscape(static_cast<unsigned char>(s[i]))) ++i;
     return i;
+  }
+  // Character stores may alias any member, so the writers below keep the cursor in a local
+  // and store n_ once (Wrote), instead of a load and store of n_ around every character.
+  static char* QuotedPlain(char* p, std::string_view s) {
+    *p = '"';
+    std::memcpy(p + 1, s.data(), s.size());
+    p[s.size() + 1] = '"';
+    return p + s.size() + 2;
+  }
+  // Where the next element starts: after a comma unless it is its container's first or a key's
+  // value. Callers have made room for the comma.
+  char* Separated() {
+    const bool comma = !after_key_ && !first_;
+    after_key_ = false;
+    first_ = false;
+    char* p = At();
+    *p = ',';
+    return p + comma;
+  }
+  JsonWriter& Wrote(char* end) {
+    n_ = size_t(end - out_.data());
+    return *this;
   }
   void Quoted(std::string_view s) {
     Need(s.size() * 6 + 2);  // every byte a \u00XX at worst
@@ -198,6 +270,8 @@ class JsonWriter {
   }
 
   std::string out_;
+  std::unique_ptr<MemoEntry[]> memo_;
+  int unmemoized_ = 0;
   size_t n_ = 0;
   bool first_ = true;
   bool after_key_ = false;

@@ -111,6 +111,8 @@ void EncodeEndpoint(const Endpoint& ep, const Evaluation& eval, uint32_t index, 
   }
 }
 
+}  // namespace
+
 // Reads a record front to back; the first thing that does not fit ends it, with the reason.
 class ByteSource {
  public:
@@ -157,6 +159,8 @@ class ByteSource {
   std::string error_;
 };
 
+namespace {
+
 void Nullable(JsonWriter& w, bool has, double v) {
   if (has) w.Double(v);
   else w.Null();
@@ -165,20 +169,20 @@ void Nullable(JsonWriter& w, bool has, double v) {
 void RenderWindow(const EndpointRecord& r, JsonWriter& w) {
   w.BeginObject().Key("requests").Uint(r.requests);
   w.Key("errors").BeginObject();
-  for (int o = 1; o < kOutcomes; ++o) w.Key(OutcomeName(o)).Uint(r.outcomes[o]);
+  for (int o = 1; o < kOutcomes; ++o) w.CodeKey(OutcomeName(o)).Uint(r.outcomes[o]);
   w.EndObject();
   w.Key("error_rate").Double(r.error_rate);
   w.Key("mean_ms").Double(r.mean_ms).Key("p95_ms").Double(r.p95_ms).Key("p99_ms").Double(r.p99_ms);
   w.Key("resources").BeginObject();
-  for (int i = 0; i < kResources; ++i) Nullable(w.Key(ResourceName(i)), r.resource_known[i], r.resources[i]);
+  for (int i = 0; i < kResources; ++i) Nullable(w.CodeKey(ResourceName(i)), r.resource_known[i], r.resources[i]);
   // Which report each value the rules read came from, and the servers' own window averages.
   w.EndObject().Key("resource_origin").BeginObject();
   for (int i = 0; i < kResources; ++i) {
-    w.Key(ResourceName(i)).String(OriginName(static_cast<ResourceOrigin>(r.resource_origin[i])));
+    w.CodeKey(ResourceName(i)).CodeString(OriginName(static_cast<ResourceOrigin>(r.resource_origin[i])));
   }
   w.EndObject().Key("server_resources").BeginObject();
   for (int i = 0; i < kResources; ++i) {
-    Nullable(w.Key(ResourceName(i)), r.server_known[i], r.server_resources[i]);
+    Nullable(w.CodeKey(ResourceName(i)), r.server_known[i], r.server_resources[i]);
   }
   w.EndObject();
   Nullable(w.Key("server_error_rate"), r.server_error_known, r.server_error_rate);
@@ -197,7 +201,7 @@ void RenderServerReport(const EndpointRecord& r, int64_t now, JsonWriter& w) {
   age(r.rates_at_ns);
   w.Key("age_ms").BeginObject();
   for (int i = 0; i < kResources; ++i) {
-    w.Key(ResourceName(i));
+    w.CodeKey(ResourceName(i));
     age(r.server_at_ns[i]);
   }
   w.EndObject().EndObject();
@@ -230,18 +234,18 @@ const char* EvidenceOf(const EndpointRecord& r) {
 
 void RenderJudgement(const EndpointRecord& r, bool load_aware, const HitRecord* fired,
                      size_t nfired, JsonWriter& w) {
-  w.Key("judgement").BeginObject().Key("evidence").String(EvidenceOf(r));
+  w.Key("judgement").BeginObject().Key("evidence").CodeString(EvidenceOf(r));
   w.Key("contributors").BeginArray();
   for (size_t i = 0; i < nfired; ++i) {
     const HitRecord& h = fired[i];
-    w.BeginObject().Key("source").String("rule");
-    w.Key("metric").String(MetricName(static_cast<Metric>(h.metric)));
+    w.BeginObject().Key("source").CodeString("rule");
+    w.Key("metric").CodeString(MetricName(static_cast<Metric>(h.metric)));
     w.Key("value").Double(h.value).Key("threshold").Double(h.threshold);
     w.Key("contribution").Double(h.penalty).EndObject();
   }
   if (load_aware && r.picker_failure_share > kPricedOut) {
-    w.BeginObject().Key("source").String("picker");
-    w.Key("metric").String("failure_share").Key("value").Double(r.picker_failure_share);
+    w.BeginObject().Key("source").CodeString("picker");
+    w.Key("metric").CodeString("failure_share").Key("value").Double(r.picker_failure_share);
     w.Key("threshold").Double(kPricedOut).EndObject();
   }
   w.EndArray().EndObject();
@@ -263,7 +267,7 @@ bool RenderEndpoint(ByteSource& in, int64_t now, bool load_aware, JsonWriter& w)
   if (!in.Room(r.hits, sizeof(HitRecord), "rule hits")) return false;
   const auto state = static_cast<State>(r.state);
   w.BeginObject().Key("id").String(id).Key("index").Uint(r.index).Key("key").Uint(r.key);
-  w.Key("state").String(StateName(state)).Key("known").Bool(r.known);
+  w.Key("state").CodeString(StateName(state)).Key("known").Bool(r.known);
   w.Key("slow_start").Bool(r.slow_start).Key("in_subset").Bool(r.in_subset);
   w.Key("base_weight").Double(r.base);
   w.Key("weight").Double(r.weight).Key("target").Double(r.target);
@@ -275,7 +279,7 @@ bool RenderEndpoint(ByteSource& in, int64_t now, bool load_aware, JsonWriter& w)
     HitRecord h;
     if (!in.Pod(&h, "rule hit")) return false;
     if (h.metric >= kMetricCount) return in.Fail(fmt::format("metric {} is not a metric", h.metric));
-    w.BeginObject().Key("metric").String(MetricName(static_cast<Metric>(h.metric)));
+    w.BeginObject().Key("metric").CodeString(MetricName(static_cast<Metric>(h.metric)));
     Nullable(w.Key("value"), h.evaluated, h.value);
     w.Key("threshold").Double(h.threshold).Key("penalty").Double(h.penalty);
     w.Key("fired").Bool(h.fired).Key("contribution").Double(h.fired ? h.penalty : 0.0);
@@ -305,7 +309,7 @@ bool RenderEndpoint(ByteSource& in, int64_t now, bool load_aware, JsonWriter& w)
   w.Key("isolated_for_ms").Int(state == State::kIsolated ? AgeMs(now, r.isolated_since_ns) : 0);
   w.Key("forced_restores").Uint(r.forced_restores);
   w.Key("totals").BeginObject();
-  for (int o = 0; o < kOutcomes; ++o) w.Key(OutcomeName(o)).Uint(r.totals[o]);
+  for (int o = 0; o < kOutcomes; ++o) w.CodeKey(OutcomeName(o)).Uint(r.totals[o]);
   w.EndObject().EndObject();
   return true;
 }
@@ -365,43 +369,6 @@ bool RenderGuard(ByteSource& in, JsonWriter& w) {
   return true;
 }
 
-bool RenderServices(ByteSource& in, int64_t now, bool load_aware, JsonWriter& w) {
-  w.Key("services").BeginArray();
-  for (uint64_t n = 0;; ++n) {
-    uint64_t more;
-    if (!in.Pod(&more, "service marker")) return false;
-    if (more == kNoMoreServices) break;
-    if (more != kMoreServices) return in.Fail(fmt::format("service marker {}", more));
-    ServiceRecord s;
-    std::string_view name;
-    if (!in.Pod(&s, "service") || !in.String(&name, "service name")) return false;
-    if (!in.Room(s.endpoints, sizeof(EndpointRecord), "endpoints")) return false;
-    w.BeginObject().Key("name").String(name).Key("epoch").Uint(s.epoch);
-    w.Key("panic").Bool(s.panic != 0).Key("stale_reports").Uint(s.stale_reports);
-    w.Key("bad_load_reports").Uint(s.bad_load_reports);
-    w.Key("removed_totals").BeginObject();
-    for (int o = 0; o < kOutcomes; ++o) w.Key(OutcomeName(o)).Uint(s.removed_totals[o]);
-    w.EndObject();
-    if (!RenderBudget(in, w) || !RenderGuard(in, w)) {
-      in.Within(fmt::format("service {}", Quoted(name)));
-      return false;
-    }
-    w.Key("subset");
-    if (s.subset_size == 0) w.Null();
-    else w.BeginObject().Key("size").Uint(s.subset_size).Key("of").Uint(s.subset_of).EndObject();
-    w.Key("endpoints").BeginArray();
-    for (uint64_t i = 0; i < s.endpoints; ++i) {
-      if (!RenderEndpoint(in, now, load_aware, w)) {
-        in.Within(fmt::format("endpoint {} of service {}", i, Quoted(name)));
-        return false;
-      }
-    }
-    w.EndArray().EndObject();
-  }
-  w.EndArray();
-  return true;
-}
-
 }  // namespace
 
 void ByteSink::String(std::string_view s) {
@@ -445,6 +412,7 @@ size_t EncodeSnapshot(Engine& engine, ByteSink& out, const HistoryPointHeader* h
   const bool with_point = point && header;
   if (with_point) hp.Begin(*header);
   size_t recorded = 0;
+  Evaluation eval;
   engine.ForEachService([&](Service& svc) {
     if (scope.service && &svc != scope.service) return;
     svc.Inspect([&](Service& s) {
@@ -476,7 +444,9 @@ size_t EncodeSnapshot(Engine& engine, ByteSink& out, const HistoryPointHeader* h
       const std::vector<double>& expected = s.expected_shares();
       for (uint32_t i = first; i < end; ++i) {
         const Endpoint& ep = *all[i];
-        EncodeEndpoint(ep, s.EvaluationOf(ep), i, expected[i], out);
+        s.EvaluateInto(ep, &eval);
+        EncodeEndpoint(ep, eval, i, expected[i], out);
+        out.Boundary();
         // The point's columns are the snapshot's "effective_weight", "share.expected",
         // "share.last_cycle" and "penalty" of the same endpoint.
         if (with_point) {
@@ -494,30 +464,126 @@ size_t EncodeSnapshot(Engine& engine, ByteSink& out, const HistoryPointHeader* h
   return recorded;
 }
 
+size_t RecordSizeEstimate(Engine& engine, const SnapshotScope& scope) {
+  const size_t rules = engine.config()->rules.size();
+  size_t endpoints = 0, services = 0;
+  engine.ForEachService([&](Service& svc) {
+    if (scope.service && &svc != scope.service) return;
+    svc.Inspect([&](Service& s) { endpoints += s.endpoints().size(); });
+    ++services;
+  });
+  constexpr size_t kId = 8 + 40;  // length and padded bytes
+  return 4096 + services * 512 + endpoints * (sizeof(EndpointRecord) + kId + rules * sizeof(HitRecord));
+}
+
 std::string RenderSnapshot(std::string_view record, std::string* json) {
-  ByteSource in(record);
-  SnapshotHead head;
-  std::string_view profile;
   // The JSON is about 2.5 times the record: one allocation, not a dozen doublings (pages
   // reserved and never written cost nothing).
-  JsonWriter w(std::move(*json));
-  w.Reserve(record.size() * 3 + 4096);
-  bool ok = in.Pod(&head, "snapshot head") && in.String(&profile, "profile") &&
-            in.Room(head.sources, sizeof(SourceRecord), "sources");
-  if (ok) {
-    w.BeginObject().Key("version").Uint(head.version).Key("time_ns").Int(head.now_ns);
-    w.Key("clock").String(head.manual ? "manual" : "real").Key("profile").String(profile);
-    w.Key("events").BeginObject().Key("total").Uint(head.events_total);
-    w.Key("dropped").Uint(head.events_dropped).EndObject();
-    // The metric sources the engine polls itself: freshness and the last error of each.
-    ok = RenderSources(in, head.sources, w) &&
-         RenderServices(in, head.now_ns, head.load_aware != 0, w);
-    w.EndObject();
-  }
-  *json = w.Take();
-  if (!ok) return in.error();
-  if (in.left() != 0) return fmt::format("{} bytes after the record's end", in.left());
-  return "";
+  RecordRenderer r(std::move(*json), record.size() * 3 + 4096);
+  const bool ok = r.Feed(record, true);
+  *json = r.Take();
+  return ok ? std::string() : r.error();
 }
+
+RecordRenderer::RecordRenderer(std::string buffer, size_t reserve) : w_(std::move(buffer)) {
+  w_.Reserve(reserve);
+}
+
+RecordRenderer::~RecordRenderer() = default;
+
+bool RecordRenderer::Feed(std::string_view bytes, bool last) {
+  if (stage_ == Stage::kFailed) return false;
+  ByteSource in(bytes);
+  const bool ok = Render(in, last);
+  if (!ok) {
+    stage_ = Stage::kFailed;
+    error_ = trailing_ ? fmt::format("{} bytes after the record's end", trailing_) : in.error();
+  }
+  return ok;
+}
+
+bool RecordRenderer::Render(ByteSource& in, bool last) {
+  JsonWriter& w = w_;
+  // A piece that is not the last ends between items: where it ends, the next one goes on.
+  const auto wait = [&] { return !last && in.left() == 0; };
+  for (;;) {
+    switch (stage_) {
+      case Stage::kHead: {
+        if (wait()) return true;
+        SnapshotHead head;
+        std::string_view profile;
+        if (!in.Pod(&head, "snapshot head") || !in.String(&profile, "profile") ||
+            !in.Room(head.sources, sizeof(SourceRecord), "sources")) {
+          return false;
+        }
+        now_ = head.now_ns;
+        load_aware_ = head.load_aware != 0;
+        w.BeginObject().Key("version").Uint(head.version).Key("time_ns").Int(head.now_ns);
+        w.Key("clock").String(head.manual ? "manual" : "real").Key("profile").String(profile);
+        w.Key("events").BeginObject().Key("total").Uint(head.events_total);
+        w.Key("dropped").Uint(head.events_dropped).EndObject();
+        // The metric sources the engine polls itself: freshness and the last error of each.
+        if (!RenderSources(in, head.sources, w)) return false;
+        w.Key("services").BeginArray();
+        stage_ = Stage::kMarker;
+        break;
+      }
+      case Stage::kMarker: {
+        if (wait()) return true;
+        uint64_t more;
+        if (!in.Pod(&more, "service marker")) return false;
+        if (more == kNoMoreServices) {
+          w.EndArray().EndObject();
+          stage_ = Stage::kDone;
+          break;
+        }
+        if (more != kMoreServices) return in.Fail(fmt::format("service marker {}", more));
+        ServiceRecord s;
+        std::string_view name;
+        if (!in.Pod(&s, "service") || !in.String(&name, "service name")) return false;
+        // A whole record must hold every endpoint it claims (a hostile count is refused before
+        // any loop runs over it); a piece holds those encoded so far.
+        if (last && !in.Room(s.endpoints, sizeof(EndpointRecord), "endpoints")) return false;
+        w.BeginObject().Key("name").String(name).Key("epoch").Uint(s.epoch);
+        w.Key("panic").Bool(s.panic != 0).Key("stale_reports").Uint(s.stale_reports);
+        w.Key("bad_load_reports").Uint(s.bad_load_reports);
+        w.Key("removed_totals").BeginObject();
+        for (int o = 0; o < kOutcomes; ++o) w.CodeKey(OutcomeName(o)).Uint(s.removed_totals[o]);
+        w.EndObject();
+        if (!RenderBudget(in, w) || !RenderGuard(in, w)) {
+          in.Within(fmt::format("service {}", Quoted(name)));
+          return false;
+        }
+        w.Key("subset");
+        if (s.subset_size == 0) w.Null();
+        else w.BeginObject().Key("size").Uint(s.subset_size).Key("of").Uint(s.subset_of).EndObject();
+        w.Key("endpoints").BeginArray();
+        service_.assign(name);
+        endpoints_ = s.endpoints;
+        next_ = 0;
+        stage_ = Stage::kEndpoints;
+        break;
+      }
+      case Stage::kEndpoints:
+        for (; next_ < endpoints_; ++next_) {
+          if (wait()) return true;
+          if (!RenderEndpoint(in, now_, load_aware_, w)) {
+            in.Within(fmt::format("endpoint {} of service {}", next_, Quoted(service_)));
+            return false;
+          }
+        }
+        w.EndArray().EndObject();
+        stage_ = Stage::kMarker;
+        break;
+      case Stage::kDone:
+        trailing_ = in.left();
+        return trailing_ == 0;
+      case Stage::kFailed:
+        return false;
+    }
+  }
+}
+
+std::string RecordRenderer::Take() { return w_.Take(); }
 
 }  // namespace weighted

@@ -24,6 +24,7 @@
 #include <string_view>
 
 #include "export/history_point.h"
+#include "export/json_writer.h"
 #include "stats/signals.h"
 
 namespace weighted {
@@ -141,10 +142,29 @@ class ByteSink {
   size_t size() const { return n_; }
   bool overflow() const { return n_ > cap_; }
 
+  // A string sink with a hook hands its bytes to `fn` at each Boundary() (called by the encoder
+  // between items) once they reach `threshold`, and starts again at its beginning: the record
+  // goes through a buffer of that size, whose pages stay warm. size() counts since the last.
+  using Piece = void (*)(void* ctx, std::string_view bytes);
+  void OnBoundary(size_t threshold, Piece fn, void* ctx) {
+    threshold_ = threshold;
+    piece_ = fn;
+    piece_ctx_ = ctx;
+  }
+  void Boundary() {
+    if (piece_ && n_ >= threshold_ && !overflow()) {
+      piece_(piece_ctx_, std::string_view(p_, n_));
+      n_ = 0;
+    }
+  }
+
  private:
   void Grow(size_t need);
 
   std::string* grow_ = nullptr;
+  Piece piece_ = nullptr;
+  void* piece_ctx_ = nullptr;
+  size_t threshold_ = 0;
   char* p_ = nullptr;
   size_t cap_ = 0;
   size_t n_ = 0;
@@ -163,6 +183,42 @@ struct SnapshotScope {
 // inspection of each service, so the two agree. Returns the number of endpoints recorded.
 size_t EncodeSnapshot(Engine& engine, ByteSink& sink, const HistoryPointHeader* header,
                       std::string* point, const SnapshotScope& scope = {});
+
+// About the bytes EncodeSnapshot writes for `scope` (ids up to 40 bytes), to size a buffer once.
+size_t RecordSizeEstimate(Engine& engine, const SnapshotScope& scope);
+
+class ByteSource;
+
+// Renders the snapshot JSON of a record handed over whole, or in pieces as EncodeSnapshot writes
+// it (ByteSink::OnBoundary): each piece but the last ends between two items (endpoints, services),
+// so the record never needs to be held whole (at 100 000 endpoints ~65 MB of fresh pages, faulted
+// in and zeroed, for a record read once).
+class RecordRenderer {
+ public:
+  // The text goes into `buffer` (emptied; its capacity reused), `reserve` bytes made room for.
+  RecordRenderer(std::string buffer, size_t reserve);
+  ~RecordRenderer();
+  RecordRenderer(const RecordRenderer&) = delete;
+  RecordRenderer& operator=(const RecordRenderer&) = delete;
+  // The next piece; `last` says the record ends with it. False once the record is found damaged
+  // (error() says where); later pieces are ignored.
+  bool Feed(std::string_view bytes, bool last);
+  const std::string& error() const { return error_; }
+  std::string Take();
+
+ private:
+  enum class Stage { kHead, kMarker, kEndpoints, kDone, kFailed };
+  bool Render(ByteSource& in, bool last);
+
+  JsonWriter w_;
+  Stage stage_ = Stage::kHead;
+  int64_t now_ = 0;
+  bool load_aware_ = false;
+  std::string service_;  // the service being rendered, for errors
+  uint64_t endpoints_ = 0, next_ = 0;
+  size_t trailing_ = 0;
+  std::string error_;
+};
 
 // The snapshot JSON of a record into *json (its capacity reused). On a damaged record returns
 // what is wrong and where (e.g. "endpoint 3 of service \"orders\": state 9 is not a state"),

@@ -291,10 +291,17 @@ void Service::StepErrorBudget(const Config& cfg, int64_t now, uint64_t results, 
 
 Evaluation Service::EvaluationOf(const Endpoint& ep) const {
   Evaluation eval;
-  if (ep.ctl.judged) {
-    Evaluate(judged_.rules, ep.ctl.Judged(), ep.ctl.HasEvidence(), judged_.ref, &eval);
-  }
+  EvaluateInto(ep, &eval);
   return eval;
+}
+
+void Service::EvaluateInto(const Endpoint& ep, Evaluation* out) const {
+  if (ep.ctl.judged) {
+    Evaluate(judged_.rules, ep.ctl.Judged(), ep.ctl.HasEvidence(), judged_.ref, out);
+  } else {
+    out->penalty = out->failing = 0;
+    out->hits.clear();
+  }
 }
 
 void Service::Republish(const Config& cfg, std::vector<PendingEvent>* events) {

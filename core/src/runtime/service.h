@@ -115,6 +115,8 @@ class Service {
   // Every rule's verdict on `ep` at the last cycle, as that cycle judged it (its rules and
   // service reference, even if a reload changed the rules since); empty before its first.
   Evaluation EvaluationOf(const Endpoint& ep) const;
+  // The same into *out, whose hits keep their capacity (a snapshot explains every endpoint).
+  void EvaluateInto(const Endpoint& ep, Evaluation* out) const;
 
  private:
   struct Guarded;  // a pinned snapshot for the duration of a hot-path call

@@ -1,0 +1,86 @@
+// The snapshot JSON rendered from its record in pieces, as wt_engine_snapshot_json does while it
+// encodes (the record passes through a small buffer), is the text the whole record renders, as a
+// state file's reader renders it.
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include "abi/c_api.h"
+#include "export/snapshot_json.h"
+#include "export/snapshot_record.h"
+#include "harness.h"
+
+namespace weighted::testing {
+namespace {
+
+struct Pieces {
+  RecordRenderer renderer{std::string(), 0};
+  int fed = 0;
+  static void Feed(void* ctx, std::string_view piece) {
+    auto* p = static_cast<Pieces*>(ctx);
+    ++p->fed;
+    EXPECT_TRUE(p->renderer.Feed(piece, false)) << p->renderer.error();
+  }
+};
+
+TEST(SnapshotPieces, PiecesRenderTheTextOfTheWholeRecord) {
+  Harness h;
+  wt_service* other = nullptr;
+  ASSERT_EQ(wt_engine_service(h.engine(), "other", &other), WT_OK);
+  wt_endpoint_spec spec = WT_ENDPOINT_SPEC_INIT;
+  spec.id = "x:1";
+  spec.base_weight = 3;
+  ASSERT_EQ(wt_service_set_endpoints(other, &spec, 1, nullptr, nullptr, nullptr), WT_OK);
+  std::vector<std::pair<std::string, double>> set;
+  for (int i = 0; i < 40; ++i) set.push_back({"10.0.0." + std::to_string(i) + ":80", 1 + i % 5});
+  h.Set(set);
+  h.Drive(6, 400, [](const std::string& id) {
+    return id == "10.0.0.3:80" ? Outcome{5, WT_OUTCOME_HTTP_5XX} : Ok(id.size() % 2 ? 30 : 12);
+  });
+  Engine& engine = *AsEngine(h.engine());
+  std::string whole, want;
+  ByteSink all(&whole);
+  EncodeSnapshot(engine, all, nullptr, nullptr);
+  ASSERT_EQ(RenderSnapshot(whole, &want), "");
+  ASSERT_EQ(json::parse(want)["services"].size(), 2u);
+
+  // A piece after every endpoint (41 of them, the rest last), after a few, and none before the end.
+  for (size_t threshold : {size_t{1}, size_t{3000}, size_t{1} << 30}) {
+    Pieces p;
+    std::string record;
+    ByteSink sink(&record);
+    sink.OnBoundary(threshold, &Pieces::Feed, &p);
+    EncodeSnapshot(engine, sink, nullptr, nullptr);
+    ASSERT_TRUE(p.renderer.Feed(record, true)) << p.renderer.error();
+    EXPECT_EQ(p.renderer.Take(), want) << threshold;
+    if (threshold == 1) EXPECT_EQ(p.fed, 41);
+    if (threshold == size_t{1} << 30) EXPECT_EQ(p.fed, 0);
+  }
+  EXPECT_EQ(SnapshotJson(engine), want);
+}
+
+// A record cut short is refused, whether it comes whole or after pieces that were fine.
+TEST(SnapshotPieces, ARecordCutShortIsRefusedAfterGoodPieces) {
+  Harness h;
+  h.Set({{"a", 1}, {"b", 2}, {"c", 3}});
+  h.Drive(3, 60, [](const std::string&) { return Ok(20); });
+  std::string whole;
+  ByteSink all(&whole);
+  EncodeSnapshot(*AsEngine(h.engine()), all, nullptr, nullptr);
+  std::string json;
+  const std::string why = RenderSnapshot(std::string_view(whole).substr(0, whole.size() - 4), &json);
+  EXPECT_NE(why.find("service marker cut short"), std::string::npos) << why;
+
+  Pieces p;
+  std::string record;
+  ByteSink sink(&record);
+  sink.OnBoundary(1, &Pieces::Feed, &p);
+  EncodeSnapshot(*AsEngine(h.engine()), sink, nullptr, nullptr);
+  ASSERT_EQ(p.fed, 3);
+  ASSERT_EQ(record.size(), 8u);  // the end marker alone
+  EXPECT_FALSE(p.renderer.Feed(std::string_view(record).substr(0, 4), true));
+  EXPECT_NE(p.renderer.error().find("service marker cut short"), std::string::npos) << p.renderer.error();
+}
+
+}  // namespace
+}  // namespace weighted::testing
