@@ -29,8 +29,14 @@ uint32_t Schedule::PickByCost(const Roster& roster, PickerRandom& random) const 
   // noise allowed for, says nothing that choosing the alternative would avoid.
   const LoadEstimate& la = *roster.loads[a];
   const LoadEstimate& lb = *roster.loads[b];
-  const double ea = la.FailureShare(), eb = lb.FailureShare();
-  const double fa = la.PricedShare(fast_weight, eb), fb = lb.PricedShare(fast_weight, ea);
+  // (One division per candidate, as before: the evidence, FailureShare, is the larger of the
+  // fast estimate and the steady floor the price starts from.)
+  const double sa = la.SteadyFloor(), sb = lb.SteadyFloor();
+  const double qa = la.failure_ewma.load(std::memory_order_relaxed);
+  const double qb = lb.failure_ewma.load(std::memory_order_relaxed);
+  const double ea = std::max(qa, sa), eb = std::max(qb, sb);
+  const double fa = PricedFailureShare(sa, qa, fast_weight, eb);
+  const double fb = PricedFailureShare(sb, qb, fast_weight, ea);
   const double ca = Cost(la, fa), cb = Cost(lb, fb);
   uint32_t i = cb < ca ? b : a;
   // A failing candidate (its failure term at least doubles its cost) brings a third one: with
