@@ -3,7 +3,8 @@
 
     python3 sim/tools/under_load.py [--sim build/release/sim/weighted-sim] [--write]
 
-Runs each scenario below with round-robin, the P2C peers, the engine's default profile, the
+Runs each scenario below with every peer policy (round-robin, random, the P2C peers, gRPC WRR,
+Envoy outlier detection stock and with always_eject_one_host), the engine's default profile, the
 scenario's own engine variants (`engine_configs`) and the oracle, on seeds 1-5, and prints one
 row per policy: success throughput and worst 1-s error rate (median over the seeds, then the
 range), and for the engine its weight changes and isolations per run (its events). With
@@ -22,7 +23,10 @@ from doc_blocks import write_block
 
 ROOT = Path(__file__).resolve().parents[2]
 SCENARIOS = ["saturation_slow2x", "saturation_slow5x", "noise_hot", "equal_errors", "two_degrade"]
-POLICIES = ["round_robin", "least_request", "peak_ewma", "engine_default"]
+# Every peer the simulator has (docs/benchmark.md, section 4) but the static-weights supplier,
+# which on these equal-weight fleets is round-robin.
+POLICIES = ["round_robin", "random", "least_request", "peak_ewma", "grpc_wrr", "envoy_outlier",
+            "envoy_outlier_eject_one", "engine_default"]
 SEEDS = [1, 2, 3, 4, 5]
 
 

@@ -1,5 +1,6 @@
 // The load-aware picker's failure price as the fleet shapes it: how much the fast estimate counts
-// (FleetFailures), and which clean cycles make an endpoint forget its steady share.
+// (FleetFailures, and the alternative candidate's evidence), and which clean cycles make an
+// endpoint forget its steady share.
 #include <gtest/gtest.h>
 
 #include "pick/load_estimate.h"
@@ -58,6 +59,50 @@ TEST(FailurePrice, WhenEveryEndpointFailsAlikeTheStreaksOfOneDoNotSetItsPrice) {
   EXPECT_GT(c.failure_ewma.load(), 2.5 * c.SteadyShare());
   EXPECT_NEAR(c.PricedShare(w), c.SteadyShare(), 0.002);
   EXPECT_NEAR(c.PricedShare(1.0), c.FailureShare(), 1e-12) << "full weight: the larger of the two";
+}
+
+// `n` outcomes one millisecond apart, failed where `failed(i)` (i from 1).
+template <typename F>
+void FeedWhere(LoadEstimate& e, int n, F failed, int64_t* now) {
+  for (int i = 1; i <= n; ++i) {
+    *now += 1'000'000;
+    e.Record(20, failed(i), *now, kDecayNs);
+  }
+}
+
+TEST(FailurePrice, AFastEstimateWithinTheNoiseOfTheAlternativesIsNotPriced) {
+  // A fault shared by every endpoint has just begun: no steady share has moved, and of the last
+  // 30 outcomes one endpoint failed 3 and the other 1, which a shared 5% gives by chance.
+  int64_t now = 0;
+  LoadEstimate a, b;
+  Feed(a, 2000, 0, &now);
+  Feed(b, 2000, 0, &now);
+  FeedWhere(a, 30, [](int i) { return i % 10 == 0; }, &now);
+  FeedWhere(b, 30, [](int i) { return i == 15; }, &now);
+  ASSERT_GT(a.failure_ewma.load(), 4 * b.failure_ewma.load());
+  ASSERT_LT(a.SteadyShare(), 0.01);
+  // Against b, a's streak is not news: a costs what its steady share says.
+  EXPECT_DOUBLE_EQ(a.PricedShare(1.0, b.FailureShare()), a.SteadyFloor());
+  EXPECT_DOUBLE_EQ(b.PricedShare(1.0, a.FailureShare()), b.SteadyFloor());
+  // Against a clean alternative the same estimate is news, priced at once and fully.
+  EXPECT_DOUBLE_EQ(a.PricedShare(1.0, 0.0), a.FailureShare());
+  EXPECT_DOUBLE_EQ(a.PricedShare(1.0), a.FailureShare()) << "the default alternative is clean";
+  EXPECT_GT(a.PricedShare(1.0, 0.0), 0.1);
+}
+
+TEST(FailurePrice, ASinkholeIsNewsAgainstAnAlternativeThatFailsALittle) {
+  // What the sinkhole protection rests on: ten fast failures in a row stand out against an
+  // alternative that failed once in 30, and still follow the fleet's weight on the fast estimate.
+  int64_t now = 0;
+  LoadEstimate sink, b;
+  Feed(sink, 2000, 0, &now);
+  Feed(b, 2000, 0, &now);
+  FeedWhere(sink, 10, [](int) { return true; }, &now);
+  FeedWhere(b, 30, [](int i) { return i == 15; }, &now);
+  EXPECT_DOUBLE_EQ(sink.PricedShare(1.0, b.FailureShare()), sink.FailureShare());
+  EXPECT_GT(sink.PricedShare(1.0, b.FailureShare()), 0.4);
+  EXPECT_NEAR(sink.PricedShare(0.5, b.FailureShare()),
+              sink.SteadyFloor() + 0.5 * (sink.failure_ewma.load() - sink.SteadyFloor()), 1e-12);
 }
 
 TEST(FailurePrice, ACleanCycleForgetsOnlyTheSteadyShareThatSetTheEndpointApart) {

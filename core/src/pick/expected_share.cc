@@ -71,13 +71,15 @@ void ExpectedShare::Capture(const Schedule& s, const WeightPlan& plan, const Ros
     e.weight = main_weights[k];
     if (!load_aware_) continue;
     const LoadEstimate& load = *roster.loads[main_items[k]];
-    const double f = load.PricedShare(s.fast_weight);
     e.latency_ms = load.ewma_ms.load(std::memory_order_relaxed);
     e.mean_ms = controls[main_items[k]]->cycle_mean_ms;
     e.p99_ms = controls[main_items[k]]->stats.p99_ms;
-    e.price = 1 + s.error_cost * f;
-    e.failing = s.error_cost * f >= 1;  // Schedule::PickByCost's test for a third candidate
+    e.steady = load.SteadyFloor();
+    e.fast = load.failure_ewma.load(std::memory_order_relaxed);
+    e.evidence = load.FailureShare();
   }
+  error_cost_ = s.error_cost;
+  fast_weight_ = s.fast_weight;
   if (load_aware_ && !main_items.empty()) main_.Build(main_items, main_weights);
   solved_ = false;
 }
@@ -151,12 +153,12 @@ void ExpectedShare::Compare(const std::vector<double>& mean_inflight,
   std::vector<InflightDraw> draw;
   draw.reserve(n);
   for (size_t i = 0; i < n; ++i) draw.emplace_back(in_[i].weight > 0 ? mean_inflight[i] : 0.0);
-  // Schedule::Cost with a drawn in-flight count.
-  auto cost = [&](uint32_t i, uint64_t r) {
+  // Schedule::Cost with a drawn in-flight count and the failure term against the alternative.
+  auto cost = [&](uint32_t i, uint64_t r, double term) {
     const Input& e = in_[i];
     const int32_t pending = draw[i](r);
     if (e.latency_ms <= 0) return pending > 0 ? 1e300 + pending : 0.0;
-    return e.latency_ms * (pending + 1) * e.price;
+    return e.latency_ms * (pending + 1) * (1 + term);
   };
   std::vector<uint32_t> count(n, 0);
   PickerRandom r;
@@ -167,17 +169,26 @@ void ExpectedShare::Compare(const std::vector<double>& mean_inflight,
     const uint32_t a = main_.Sample(r.Next());
     uint32_t b = main_.Sample(r.Next());
     for (int t = 0; b == a && t < 4; ++t) b = main_.Sample(r.Next());
-    const double ca = cost(a, r.Next()), cb = cost(b, r.Next());
+    const double ta = FailureTerm(in_[a], in_[b].evidence);
+    const double tb = FailureTerm(in_[b], in_[a].evidence);
+    const double ca = cost(a, r.Next(), ta), cb = cost(b, r.Next(), tb);
     uint32_t i = cb < ca ? b : a;
-    if (a != b && (in_[a].failing || in_[b].failing)) {
+    if (a != b && std::max(ta, tb) >= 1) {
       uint32_t c = main_.Sample(r.Next());
       for (int t = 0; (c == a || c == b) && t < 4; ++t) c = main_.Sample(r.Next());
-      if (c != a && c != b && cost(c, r.Next()) < std::min(ca, cb)) i = c;
+      if (c != a && c != b) {
+        const double tc = FailureTerm(in_[c], in_[ca <= cb ? a : b].evidence);
+        if (cost(c, r.Next(), tc) < std::min(ca, cb)) i = c;
+      }
     }
     ++count[i];
   }
   wins->assign(n, 0.0);
   for (size_t i = 0; i < n; ++i) (*wins)[i] = double(count[i]) / kSamples;
+}
+
+double ExpectedShare::FailureTerm(const Input& e, double alt) const {
+  return error_cost_ * PricedFailureShare(e.steady, e.fast, fast_weight_, alt);
 }
 
 }  // namespace weighted

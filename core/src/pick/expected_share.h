@@ -42,9 +42,13 @@ class ExpectedShare {
     double latency_ms = 0;   // peak-EWMA latency; 0: no history yet
     double mean_ms = 0;      // mean latency of the last cycle's served answers; 0: none
     double p99_ms = 0;       // the window's p99 of served answers; 0: none
-    double price = 1;        // 1 + error_cost x priced failure share
-    bool failing = false;    // its failure term at least doubles its cost: a third candidate
+    double steady = 0;       // LoadEstimate::SteadyFloor
+    double fast = 0;         // the fast failure estimate
+    double evidence = 0;     // LoadEstimate::FailureShare: what it shows an alternative
   };
+  // Schedule::PickByCost's failure term for `e` against an alternative showing `alt`:
+  // error_cost x the priced share (PricedFailureShare).
+  double FailureTerm(const Input& e, double alt) const;
   void Solve();
   // Shares of the cost comparison among the main endpoints, given each one's mean in-flight.
   void Compare(const std::vector<double>& mean_inflight, std::vector<double>* wins) const;
@@ -55,6 +59,7 @@ class ExpectedShare {
   AliasTable main_;
   bool panic_ = false, load_aware_ = false;
   double probe_share_ = 0, keepalive_share_ = 0, rate_ = 0;
+  double error_cost_ = 0, fast_weight_ = 1;
   bool solved_ = true;
   std::vector<double> shares_;
 };

@@ -50,6 +50,32 @@ inline double DecayFactor(double x) {
   return p * std::bit_cast<double>(uint64_t(1023 - k) << 52);  // k <= 1010: a normal power of 2
 }
 
+// The fast failure estimate is an EWMA with alpha 1/16 over outcomes: at a failure share q its
+// variance is q (1 - q) / 31, the evidence of 31 outcomes.
+inline constexpr double kFastOutcomes = 31;
+// z^2 of the test below: 3 standard errors, as for the steady share a clean cycle forgets.
+inline constexpr double kFastNewsZ2 = 9;
+
+// The failure share the load-aware cost prices for an endpoint with steady share `steady` and
+// fast estimate `fast`, against an alternative candidate whose failure evidence is `alt`.
+// The fast estimate sees a failure within a few requests, and it is noisy: ~31 outcomes'
+// worth of evidence. Its excess over the steady share counts (times `fast_weight`) only where it
+// is news against the alternative: above `alt` by more than 3 standard errors of the difference
+// of two such estimates at share `alt` (variance 2 alt (1 - alt) / 31). Against a clean
+// alternative any failure is news, so a sinkhole or one endpoint's fault is priced within a
+// few requests, as ever. When a fault shared by every endpoint begins, no steady share has
+// moved yet and the fleet's weight on the fast estimate (FleetFailures) is still the clean
+// fleet's 1: two endpoints failing 5% read 0% and 12% by chance, and pricing that herded the
+// traffic from one to the next for a controller cycle.
+inline double PricedFailureShare(double steady, double fast, double fast_weight, double alt) {
+  if (!(fast > steady)) return steady;
+  const double news = fast - alt;
+  if (!(news > 0) || news * news * kFastOutcomes <= kFastNewsZ2 * 2 * alt * (1 - alt)) {
+    return steady;
+  }
+  return steady + fast_weight * (fast - steady);
+}
+
 struct LoadEstimate {
   LoadEstimate() = default;
   ~LoadEstimate() { delete[] more_.load(std::memory_order_relaxed); }
@@ -124,9 +150,13 @@ struct LoadEstimate {
   double FailureShare() const;
   // The steady share, in [0, 1].
   double SteadyShare() const;
-  // The share the load-aware cost prices: the steady share, plus `fast_weight` (in [0, 1]) of
-  // what the fast estimate adds above it (FleetFailures::FastWeight).
-  double PricedShare(double fast_weight) const;
+  // The share the load-aware cost prices against an alternative whose failure evidence
+  // (its FailureShare) is `alt`: the steady share, plus `fast_weight` (in [0, 1]) of what the
+  // fast estimate adds above it (FleetFailures::FastWeight) where that is news against the
+  // alternative (PricedFailureShare). `alt` 0: against a clean alternative.
+  double PricedShare(double fast_weight, double alt = 0) const;
+  // The steady share with the server's rate as its floor: what PricedShare starts from.
+  double SteadyFloor() const;
 
  private:
   static uint32_t StampOf(uint64_t v) { return static_cast<uint32_t>(v >> 32); }
@@ -206,10 +236,13 @@ inline double LoadEstimate::SteadyShare() const {
   return all > 0 ? std::min(fail_decayed.load(std::memory_order_relaxed) / all, 1.0) : 0.0;
 }
 
-inline double LoadEstimate::PricedShare(double fast_weight) const {
-  const double steady = std::max(SteadyShare(), server_failure.load(std::memory_order_relaxed));
-  const double fast = failure_ewma.load(std::memory_order_relaxed);
-  return fast > steady ? steady + fast_weight * (fast - steady) : steady;
+inline double LoadEstimate::SteadyFloor() const {
+  return std::max(SteadyShare(), server_failure.load(std::memory_order_relaxed));
+}
+
+inline double LoadEstimate::PricedShare(double fast_weight, double alt) const {
+  return PricedFailureShare(SteadyFloor(), failure_ewma.load(std::memory_order_relaxed),
+                            fast_weight, alt);
 }
 
 inline double LoadEstimate::FailureShare() const {

@@ -24,10 +24,19 @@ uint32_t Schedule::PickByCost(const Roster& roster, PickerRandom& random) const 
   // Two distinct candidates (Finagle's P2C): with a repeat, an endpoint that always loses
   // the comparison would still win every pick in which it is drawn twice.
   for (int k = 0; b == a && k < 4; ++k) b = main.Sample(r.Next());
-  // Each candidate's failure share once: it enters the cost and the third-candidate test.
+  // Each candidate's failure share once: it enters the cost and the third-candidate test. Each
+  // is priced against the other's evidence: a fast estimate no higher than the alternative's,
+  // noise allowed for, says nothing that choosing the alternative would avoid.
   const LoadEstimate& la = *roster.loads[a];
   const LoadEstimate& lb = *roster.loads[b];
-  const double fa = la.PricedShare(fast_weight), fb = lb.PricedShare(fast_weight);
+  // (One division per candidate, as before: the evidence, FailureShare, is the larger of the
+  // fast estimate and the steady floor the price starts from.)
+  const double sa = la.SteadyFloor(), sb = lb.SteadyFloor();
+  const double qa = la.failure_ewma.load(std::memory_order_relaxed);
+  const double qb = lb.failure_ewma.load(std::memory_order_relaxed);
+  const double ea = std::max(qa, sa), eb = std::max(qb, sb);
+  const double fa = PricedFailureShare(sa, qa, fast_weight, eb);
+  const double fb = PricedFailureShare(sb, qb, fast_weight, ea);
   const double ca = Cost(la, fa), cb = Cost(lb, fb);
   uint32_t i = cb < ca ? b : a;
   // A failing candidate (its failure term at least doubles its cost) brings a third one: with
@@ -40,7 +49,9 @@ uint32_t Schedule::PickByCost(const Roster& roster, PickerRandom& random) const 
     for (int k = 0; (c == a || c == b) && k < 4; ++k) c = main.Sample(r.Next());
     if (c != a && c != b) {
       const LoadEstimate& lc = *roster.loads[c];
-      i = Cost(lc, lc.PricedShare(fast_weight)) < std::min(ca, cb) ? c : i;
+      // The third is priced against the candidate it would displace.
+      const double f = lc.PricedShare(fast_weight, ca <= cb ? ea : eb);
+      i = Cost(lc, f) < std::min(ca, cb) ? c : i;
     }
   }
   random = r;
