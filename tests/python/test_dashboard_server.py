@@ -78,9 +78,17 @@ def test_connections_beyond_the_limit_wait_instead_of_spawning(engine, svc):
             s.close()
 
 
+def _interruptible():
+    # A suite started in the background (`cmd &` in a script, nohup) runs with SIGINT ignored,
+    # its children inherit that, and Python then leaves it ignored: the console under test must
+    # get the Ctrl-C an operator at a terminal sends.
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def _start_cli(args, **popen):
     proc = subprocess.Popen([sys.executable, "-m", "weighted.dashboard", "--port", "0", *args],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, **popen)
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            preexec_fn=_interruptible, **popen)
     line = proc.stdout.readline()
     assert "http://127.0.0.1:" in line, (line, proc.stderr.read() if proc.poll() else "")
     port = int(line.split("http://127.0.0.1:")[1].split("/")[0])
