@@ -29,6 +29,15 @@ Config Budget(double max_error_rate, const std::string& extra = "") {
 
 // ---- the controller alone ----
 
+// A 1% budget after a full raise (3% failing: x2) and a worse window after it (8%): the
+// controller searches for the price with the fewest errors, from a double step below the raise.
+BudgetState InTheSearch(const Config& c) {
+  BudgetState s;
+  StepBudget(c, {1000, 30, 0.2}, &s);
+  StepBudget(c, {1000, 80, 0.2}, &s);
+  return s;
+}
+
 TEST(BudgetController, StartsAtTheConfiguredErrorCostAndRaisesItOverBudget) {
   const Config c = Budget(0.01);
   BudgetState s;
@@ -155,9 +164,7 @@ TEST(BudgetController, WhenARaiseMakesErrorsWorseItMinimisesThemInstead) {
 
 TEST(BudgetController, TheSearchSettlesAtTheBestWindowItSaw) {
   const Config c = Budget(0.01);
-  BudgetState s;
-  StepBudget(c, {1000, 30, 0.2}, &s);
-  StepBudget(c, {1000, 80, 0.2}, &s);
+  BudgetState s = InTheSearch(c);
   ASSERT_TRUE(s.searching);
   ASSERT_DOUBLE_EQ(s.price, 125);
   const auto step = [&](uint64_t failures) {
@@ -184,9 +191,7 @@ TEST(BudgetController, TheSearchKeepsTheFailureTermALever) {
   // While minimising errors the price does not fall below kBudgetSearchMinTerm / the largest
   // failure share: lower, the failing endpoint takes traffic by its latency alone.
   const Config c = Budget(0.01);
-  BudgetState s;
-  StepBudget(c, {1000, 30, 0.2}, &s);
-  StepBudget(c, {1000, 80, 0.2}, &s);
+  BudgetState s = InTheSearch(c);
   ASSERT_TRUE(s.searching);
   for (int i = 0; i < 6; ++i) StepBudget(c, {1000, uint64_t(60 - 2 * i), 0.2}, &s);
   EXPECT_DOUBLE_EQ(s.price, kBudgetSearchMinTerm / 0.2);
