@@ -13,4 +13,11 @@ public interface EndpointGate {
 
   /** A permission from {@link #tryAcquire} that will not be used. */
   default void release(String serviceId, String endpointId) {}
+
+  /**
+   * The balancer registered a new endpoint set for the service: a gate that keeps state per
+   * endpoint can drop the state of endpoints no longer in it (under instance churn, addresses
+   * that never come back would otherwise pile up). Called outside any lock of the balancer.
+   */
+  default void endpointsChanged(String serviceId, java.util.Set<String> endpointIds) {}
 }

@@ -315,6 +315,8 @@ public class WeightedLoadBalancer implements ReactorServiceInstanceLoadBalancer 
     if (candidate.instances.length == 0) {
       return cur;  // every instance has weight 0: keep the engine's set, send nothing new
     }
+    boolean changed = false;
+    Registered reg;
     synchronized (this) {
       cur = current;
       if (cur != null && cur.matches(instances)) {
@@ -329,16 +331,19 @@ public class WeightedLoadBalancer implements ReactorServiceInstanceLoadBalancer 
       } else {
         table = svc.setEndpoints(Arrays.asList(candidate.instances), candidate.ids,
             candidate.weights);
+        changed = true;
       }
-      Registered reg =
-          new Registered(table, candidate.instances, instances, nanoClock, serviceId);
+      reg = new Registered(table, candidate.instances, instances, nanoClock, serviceId);
       current = reg;
       if (log.isDebugEnabled()) {
         log.debug("weighted: " + serviceId + " endpoints " + Arrays.toString(candidate.ids)
             + " weights " + Arrays.toString(candidate.weights) + " (epoch " + table.epoch() + ")");
       }
-      return reg;
     }
+    if (changed && gate != null) {
+      gate.endpointsChanged(serviceId, Set.of(candidate.ids));
+    }
+    return reg;
   }
 
   /** The endpoints a discovered list makes: weight 0 and duplicate host:port left out. */

@@ -8,8 +8,10 @@ import io.github.resilience4j.circuitbreaker.CircuitBreakerRegistry;
 import io.weighted.jni.ClockMode;
 import io.weighted.jni.Engine;
 import io.weighted.jni.Json;
+import io.weighted.jni.Outcome;
 import io.weighted.spring.resilience4j.CircuitBreakerBridge;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
@@ -21,9 +23,12 @@ import org.springframework.cloud.client.loadbalancer.DefaultRequest;
 import org.springframework.cloud.client.loadbalancer.Request;
 import org.springframework.cloud.client.loadbalancer.Response;
 import org.springframework.cloud.client.loadbalancer.ResponseData;
+import org.springframework.cloud.loadbalancer.core.ServiceInstanceListSupplier;
 import org.springframework.cloud.loadbalancer.support.ServiceInstanceListSuppliers;
+import org.springframework.cloud.loadbalancer.support.SimpleObjectProvider;
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpStatus;
+import reactor.core.publisher.Flux;
 
 /**
  * S-P3: a Resilience4j breaker per endpoint and the engine read one stream of outcomes (the
@@ -82,6 +87,55 @@ class CircuitBreakerBridgeTests {
       assertThat(healthy).isEqualTo(300 - callsToH1);
       assertThat(engineTotal(engine, "h0:80", "success") + engineTotal(engine, "h2:80", "success"))
           .isEqualTo(300 - callsToH1);
+    }
+  }
+
+  @Test
+  void breakersOfDepartedEndpointsLeaveTheRegistryAndStayingOnesKeepTheirCounts() {
+    CircuitBreakerRegistry registry = CircuitBreakerRegistry.ofDefaults();
+    CircuitBreakerBridge bridge = new CircuitBreakerBridge(registry);
+    List<ServiceInstance> current = new ArrayList<>();
+    for (int i = 0; i < 3; i++) {
+      current.add(new DefaultServiceInstance("h" + i, "svc", "h" + i, 80, false));
+    }
+    ServiceInstanceListSupplier changing = new ServiceInstanceListSupplier() {
+      @Override
+      public Flux<List<ServiceInstance>> get() {
+        return Flux.just(List.copyOf(current));
+      }
+
+      @Override
+      public String getServiceId() {
+        return "svc";
+      }
+    };
+    try (Engine engine = Engine.create("{\"seed\": 5}", ClockMode.MANUAL)) {
+      WeightedLoadBalancer lb = new WeightedLoadBalancer(
+          new SimpleObjectProvider<>(changing), "svc", engine, System::nanoTime, bridge);
+      lb.choose(new DefaultRequest<>()).block();
+      CircuitBreaker h0 = bridge.breaker("svc", "h0:80");
+      bridge.onOutcome("svc", "h0:80", 5, Outcome.SUCCESS);
+      bridge.breaker("svc", "h1:80");
+      bridge.breaker("svc", "h2:80");
+      // Another service's breakers, one under a name that extends this service's.
+      bridge.breaker("other", "h2:80");
+      bridge.breaker("svc/x", "h9:80");
+
+      current.remove(2);  // h2 leaves, h3 comes
+      current.add(new DefaultServiceInstance("h3", "svc", "h3", 80, false));
+      lb.choose(new DefaultRequest<>()).block();
+
+      assertThat(registry.find("svc/h2:80")).isEmpty();
+      assertThat(registry.find("svc/h0:80")).containsSame(h0);
+      assertThat(h0.getMetrics().getNumberOfSuccessfulCalls()).isEqualTo(1);
+      assertThat(registry.find("svc/h1:80")).isPresent();
+      assertThat(registry.find("other/h2:80")).isPresent();
+      assertThat(registry.find("svc/x/h9:80")).isPresent();
+
+      // The same set again (another list object): nothing registered, nothing removed.
+      CircuitBreaker h3 = bridge.breaker("svc", "h3:80");
+      lb.choose(new DefaultRequest<>()).block();
+      assertThat(registry.find("svc/h3:80")).containsSame(h3);
     }
   }
 

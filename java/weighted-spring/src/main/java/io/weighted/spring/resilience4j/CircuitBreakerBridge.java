@@ -5,6 +5,9 @@ import io.github.resilience4j.circuitbreaker.CircuitBreakerRegistry;
 import io.weighted.jni.Outcome;
 import io.weighted.spring.EndpointGate;
 import io.weighted.spring.OutcomeListener;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -58,6 +61,30 @@ public class CircuitBreakerBridge implements OutcomeListener, EndpointGate {
   @Override
   public void onCancel(String serviceId, String endpointId) {
     release(serviceId, endpointId);
+  }
+
+  /**
+   * Removes from the registry the breakers of this service's endpoints that left the set, so
+   * that addresses which never come back (instance churn) do not pile up; an endpoint that
+   * returns starts with a fresh breaker. An outcome arriving late for a departed endpoint makes
+   * its breaker again, removed at the next change of the set.
+   */
+  @Override
+  public void endpointsChanged(String serviceId, Set<String> endpointIds) {
+    String prefix = serviceId + "/";
+    List<String> departed = new ArrayList<>();
+    for (CircuitBreaker cb : registry.getAllCircuitBreakers()) {
+      String name = cb.getName();
+      if (!name.startsWith(prefix)) {
+        continue;
+      }
+      String endpointId = name.substring(prefix.length());
+      // A "/" left in it: the breaker of a service whose name extends this one's ("svc/x").
+      if (endpointId.indexOf('/') < 0 && !endpointIds.contains(endpointId)) {
+        departed.add(name);
+      }
+    }
+    departed.forEach(registry::remove);
   }
 
   /** What the breaker sees for a failed call: the engine's outcome class. */
