@@ -47,6 +47,7 @@ dist-c: build
 	rm -rf $(DIST_WORK)/c $(DIST_DIR)/weighted-*.tar.gz
 	cmake --install $(BUILD_DIR) --prefix $(DIST_WORK)/c/$(DIST_C_NAME) --strip >/dev/null
 	bash scripts/check-native-libs.sh --exports '^wt_' $(DIST_WORK)/c/$(DIST_C_NAME)/lib/libweighted.so.$(DIST_VERSION)
+	cmp LICENSE $(DIST_WORK)/c/$(DIST_C_NAME)/share/doc/weighted/LICENSE
 	@mkdir -p $(DIST_DIR)
 	tar -C $(DIST_WORK)/c --sort=name --owner=0 --group=0 --numeric-owner \
 	  -czf $(DIST_DIR)/$(DIST_C_NAME).tar.gz $(DIST_C_NAME)
@@ -64,6 +65,8 @@ dist-python: setup
 	  echo "dist-python: the lowest tag auditwheel finds is not $(WHEEL_PLAT): move the floor in scripts/native-floor.sh"; exit 1; }
 	rm -rf $(DIST_WORK)/wheel && mkdir -p $(DIST_WORK)/wheel
 	cd $(DIST_WORK)/wheel && $(PYTHON) -m zipfile -e $(DIST_DIR)/python/weighted-*.whl .
+	cmp LICENSE $$(find $(DIST_WORK)/wheel -path '*.dist-info/licenses/LICENSE')
+	tar -xOzf $(DIST_DIR)/python/weighted-*.tar.gz --wildcards '*/weighted-src/LICENSE' | cmp LICENSE -
 	bash scripts/check-native-libs.sh --exports '^wt_' $$(find $(DIST_WORK)/wheel -name 'libweighted*.so*')
 	bash scripts/check-native-libs.sh --allow libweighted.so.2 --exports '^PyInit_' \
 	  $$(find $(DIST_WORK)/wheel -name '_*.so')
@@ -79,6 +82,9 @@ dist-maven: build
 	  $$(find $(DIST_DIR)/maven/io/weighted/weighted-jni -name 'weighted-jni-*.jar' \
 	       ! -name '*-sources.jar' ! -name '*-javadoc.jar') \
 	  $(BUILD_DIR)/bindings/jni/jni-headers $(DIST_JNI_PLATFORMS)
+	@for jar in $$(find $(DIST_DIR)/maven -name '*.jar' ! -name '*-sources.jar' ! -name '*-javadoc.jar'); do \
+	  $(PYTHON) -c 'import sys, zipfile; sys.stdout.buffer.write(zipfile.ZipFile(sys.argv[1]).read("META-INF/LICENSE"))' \
+	    $$jar | cmp -s LICENSE - || { echo "dist-maven: $$jar does not carry META-INF/LICENSE"; exit 1; }; done
 
 test-dist:
 	@test -d $(DIST_DIR)/maven && test -d $(DIST_DIR)/python || { \
