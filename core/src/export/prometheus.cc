@@ -65,7 +65,8 @@ constexpr FamilyInfo kFamilies[] = {
     {kBudgetMet, "weighted_service_error_budget_met", "gauge",
      "1 while the observed error rate is within the budget"},
     {kBudgetLimited, "weighted_service_error_budget_limited", "gauge",
-     "1 while over budget with the price at budget.max_error_cost: the budget cannot be met"},
+     "1 while over budget and no price meets it (the price is at budget.max_error_cost, or "
+     "raising it made errors worse and the controller minimises them)"},
     {kBudgetErrorCost, "weighted_service_error_cost", "gauge",
      "The failure price the load-aware picker uses, set by the budget's controller"},
 };

@@ -57,7 +57,8 @@
   }
 
   // The error budget: observed rate against the budget over its window, and the failure price
-  // the engine set to hold it; "cannot be met" when over it at the highest price.
+  // the engine set to hold it; "cannot be met" when over it and no price meets it (at the
+  // highest price, or while the engine minimises errors).
   function budgetBadge(b) {
     const pct = (x) => (x === null ? "?" : (100 * x).toFixed(2) + "%");
     const verdict = b.met ? "met" : (b.limited ? "cannot be met" : "over");

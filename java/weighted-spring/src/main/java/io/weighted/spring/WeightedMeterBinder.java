@@ -42,8 +42,8 @@ import java.util.concurrent.TimeUnit;
  *       {@code weighted.service.error.budget} (the budget), {@code
  *       weighted.service.error.budget.observed} (the error rate over the budget's window),
  *       {@code weighted.service.error.budget.met} (1 while within it), {@code
- *       weighted.service.error.budget.limited} (1 while over it at the highest price: it cannot
- *       be met) and {@code weighted.service.error.cost} (the price the picker puts on failures);
+ *       weighted.service.error.budget.limited} (1 while over it and no price meets it: at the
+ *       highest price, or while the controller minimises errors) and {@code weighted.service.error.cost} (the price the picker puts on failures);
  *   <li>{@code weighted.endpoints}: endpoints known to the engine.
  * </ul>
  * A daemon thread reads the snapshot once per {@code refreshMillis}; gauges return the values
@@ -194,7 +194,7 @@ public class WeightedMeterBinder implements MeterBinder, AutoCloseable {
             .description("1 while the observed error rate is within the budget").register(r));
         meters.add(Gauge.builder("weighted.service.error.budget.limited", this,
             b -> b.budgetFlag(svc, "limited")).tags(tags)
-            .description("1 while over budget at the highest price: the budget cannot be met")
+            .description("1 while over budget and no price meets it (at the highest price, or minimising errors)")
             .register(r));
         meters.add(Gauge.builder("weighted.service.error.cost", this,
             b -> b.budgetNumber(svc, "error_cost")).tags(tags)
