@@ -1,6 +1,7 @@
 // The snapshot JSON rendered from its record in pieces, as wt_engine_snapshot_json does while it
 // encodes (the record passes through a small buffer), is the text the whole record renders, as a
 // state file's reader renders it.
+#include <cstring>
 #include <string>
 
 #include <gtest/gtest.h>
@@ -57,6 +58,54 @@ TEST(SnapshotPieces, PiecesRenderTheTextOfTheWholeRecord) {
     if (threshold == size_t{1} << 30) EXPECT_EQ(p.fed, 0);
   }
   EXPECT_EQ(SnapshotJson(engine), want);
+}
+
+// The C ABI's snapshot is written straight into the memory it hands out (SnapshotText), its size
+// estimated from the last snapshot's: the same bytes as the text rendered from the whole record,
+// for the engine, one service and one endpoint, the first time (no estimate yet), again (sized
+// by the last), and after the fleet grew past what the last snapshot's size predicted.
+TEST(SnapshotPieces, TheCApisTextIsTheRecordsWhateverItsBufferWasSizedBy) {
+  Harness h;
+  Engine& engine = *AsEngine(h.engine());
+  const auto expect_same = [&](const char* when) {
+    std::string whole, want;
+    ByteSink all(&whole);
+    EncodeSnapshot(engine, all, nullptr, nullptr);
+    ASSERT_EQ(RenderSnapshot(whole, &want), "");
+    for (int again = 0; again < 2; ++again) {
+      char* out = nullptr;
+      size_t len = 0;
+      ASSERT_EQ(wt_engine_snapshot_json(h.engine(), &out, &len), WT_OK);
+      EXPECT_EQ(len, want.size()) << when;
+      EXPECT_EQ(std::strlen(out), len) << when;
+      EXPECT_EQ(std::string_view(out, len), want) << when;
+      wt_free(out);
+    }
+    const SnapshotScope one{AsService(h.svc()), "10.0.0.3:80"};
+    MallocedText part = SnapshotText(engine, one);
+    EXPECT_EQ(std::string_view(part.data.get(), part.size), SnapshotJson(engine, one)) << when;
+    const SnapshotScope service{AsService(h.svc()), {}};
+    char* out = nullptr;
+    size_t len = 0;
+    ASSERT_EQ(wt_service_snapshot_json(h.svc(), nullptr, &out, &len), WT_OK);
+    EXPECT_EQ(std::string_view(out, len), SnapshotJson(engine, service)) << when;
+    wt_free(out);
+  };
+  std::vector<std::pair<std::string, double>> set;
+  for (int i = 0; i < 5; ++i) set.push_back({"10.0.0." + std::to_string(i) + ":80", 1 + i % 3});
+  h.Set(set);
+  h.Drive(3, 50, [](const std::string& id) { return Ok(id.size() % 2 ? 30 : 12); });
+  expect_same("5 endpoints");
+  // 40 times the endpoints, with longer ids and failures: more text per record byte than before.
+  for (int i = 5; i < 200; ++i) {
+    set.push_back({"endpoint-with-a-longer-id-" + std::string(i % 60, 'x') + "-" +
+                   std::to_string(i) + ":8080", 1 + i % 5});
+  }
+  h.Set(set);
+  h.Drive(4, 400, [](const std::string& id) {
+    return id.size() % 3 == 0 ? Outcome{7, WT_OUTCOME_HTTP_5XX} : Ok(5 + double(id.size()) / 3);
+  });
+  expect_same("200 endpoints");
 }
 
 // A record cut short is refused, whether it comes whole or after pieces that were fine.

@@ -489,6 +489,8 @@ RecordRenderer::RecordRenderer(std::string buffer, size_t reserve) : w_(std::mov
   w_.Reserve(reserve);
 }
 
+RecordRenderer::RecordRenderer(JsonWriter::Malloced buffer) : w_(buffer) {}
+
 RecordRenderer::~RecordRenderer() = default;
 
 bool RecordRenderer::Feed(std::string_view bytes, bool last) {
