@@ -110,6 +110,11 @@ class Previous:
                 self.rows[cells[0]] = cells
         self.java = self.section(text, "## Java (JMH)")
         self.python = self.section(text, "## Python (pytest-benchmark)")
+        # Kept once already: the figures are still from the run that measured them.
+        first = (self.java or self.python or "\n").splitlines()[0]
+        m = re.match(r"Not run this time; kept from the run of (.*):$", first)
+        if m:
+            self.when = m.group(1)
 
     @staticmethod
     def section(text, heading):
@@ -122,7 +127,7 @@ class Previous:
         return (body if end < 0 else body[:end]).strip()
 
     def kept(self):
-        return f"kept from the page's previous run ({self.when})" if self.when else "kept from the previous page"
+        return f"kept from the run of {self.when}" if self.when else "kept from the previous page"
 
 
 # ---------------------------------------------------------------------------------------------
