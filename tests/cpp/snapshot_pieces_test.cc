@@ -9,6 +9,7 @@
 #include "abi/c_api.h"
 #include "export/snapshot_json.h"
 #include "export/snapshot_record.h"
+#include "export/text_block.h"
 #include "harness.h"
 
 namespace weighted::testing {
@@ -106,6 +107,39 @@ TEST(SnapshotPieces, TheCApisTextIsTheRecordsWhateverItsBufferWasSizedBy) {
     return id.size() % 3 == 0 ? Outcome{7, WT_OUTCOME_HTTP_5XX} : Ok(5 + double(id.size()) / 3);
   });
   expect_same("200 endpoints");
+}
+
+// A snapshot above 32 MB is written into the block wt_free kept of the last one (its pages
+// marked free, still holding the last text or read back as zeros), and is the same text.
+TEST(SnapshotPieces, ALargeSnapshotWrittenIntoTheLastOnesKeptBlockIsTheSameText) {
+  ReleaseTextBlock();
+  Harness h;
+  std::vector<std::pair<std::string, double>> set;
+  for (int i = 0; i < 26000; ++i) set.push_back({"10." + std::to_string(i >> 8) + "." + std::to_string(i & 255) + ".9:8080", 1 + i % 4});
+  h.Set(set);
+  ASSERT_EQ(wt_engine_run_cycle(h.engine()), WT_OK);
+  Engine& engine = *AsEngine(h.engine());
+  const std::string want = SnapshotJson(engine);
+  ASSERT_GT(want.size(), kMinTextBlock);
+  char* last = nullptr;
+  for (int call = 0; call < 3; ++call) {
+    char* out = nullptr;
+    size_t len = 0;
+    ASSERT_EQ(wt_engine_snapshot_json(h.engine(), &out, &len), WT_OK);
+    ASSERT_EQ(len, want.size()) << call;
+    EXPECT_TRUE(std::string_view(out, len) == want) << call;
+    EXPECT_EQ(out[len], '\0');
+    // Sized alike from the second call on (the estimate learns the fleet's ratio on the
+    // first), the third is written into the block kept of the second: it is no longer kept.
+    if (call == 2) {
+      EXPECT_EQ(out, last);
+      size_t capacity = 0;
+      EXPECT_EQ(TakeTextBlock(1, &capacity), nullptr);
+    }
+    last = out;
+    wt_free(out);
+  }
+  ReleaseTextBlock();
 }
 
 // A record cut short is refused, whether it comes whole or after pieces that were fine.
