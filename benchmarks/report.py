@@ -90,6 +90,47 @@ def py_results(doc):
 
 
 # ---------------------------------------------------------------------------------------------
+# the previous page: a suite not run this time keeps what the last page said of it
+
+
+class Previous:
+    """docs/performance.md as the last run wrote it: its run line, its target rows by label and
+    its Java and Python sections, for a run that measured only some suites (e.g. the C++ suite
+    alone after a change to the core)."""
+
+    def __init__(self, path):
+        text = open(path).read() if path and os.path.exists(path) else ""
+        m = re.search(r"^on (.*?)\. Every figure", text, re.M)
+        self.when = m.group(1) if m else None
+        self.rows = {}
+        targets = self.section(text, "## Targets")
+        for line in targets.splitlines():
+            cells = [c.strip() for c in line.strip().strip("|").split("|")]
+            if line.startswith("| ") and len(cells) == 5 and not cells[0].startswith("target"):
+                self.rows[cells[0]] = cells
+        self.java = self.section(text, "## Java (JMH)")
+        self.python = self.section(text, "## Python (pytest-benchmark)")
+        # Kept once already: the figures are still from the run that measured them.
+        first = (self.java or self.python or "\n").splitlines()[0]
+        m = re.match(r"Not run this time; kept from the run of (.*):$", first)
+        if m:
+            self.when = m.group(1)
+
+    @staticmethod
+    def section(text, heading):
+        """The body under `heading`, up to the next heading of the same level."""
+        at = text.find("\n" + heading + "\n")
+        if at < 0:
+            return ""
+        body = text[at + len(heading) + 2:]
+        end = body.find("\n## ")
+        return (body if end < 0 else body[:end]).strip()
+
+    def kept(self):
+        return f"kept from the run of {self.when}" if self.when else "kept from the previous page"
+
+
+# ---------------------------------------------------------------------------------------------
 # the machine
 
 
@@ -207,6 +248,9 @@ def main():
     # `make bench` rewrites the tables without dropping them.
     ap.add_argument("--sections", default=os.path.join(os.path.dirname(__file__), "performance_sections.md"))
     ap.add_argument("--command", default="make bench")
+    # The page as it stands: a suite this run did not measure (its JSON missing) keeps its
+    # section and its target rows from there, marked as kept, instead of "not measured".
+    ap.add_argument("--previous")
     ap.add_argument("--out", required=True)
     a = ap.parse_args()
 
@@ -215,6 +259,7 @@ def main():
     jmh = jmh_results(load(a.jmh))
     py = py_results(load(a.python))
     log = open(a.log).read().strip().splitlines() if a.log and os.path.exists(a.log) else []
+    prev = Previous(a.previous)
 
     def get(bm, n, t, field="real"):
         r = core.get(name(bm, n, t))
@@ -232,6 +277,11 @@ def main():
     w("divides two results of the same run. Method: `benchmarks/core_bench.cc` (Google Benchmark,")
     w("the engine through its C API as a caller links `libweighted.so`), `java/weighted-bench` (JMH),")
     w("`tests/python/bench` (pytest-benchmark). Raw JSON: `build/bench/`.")
+    kept = [name for name, ran, old in (("Java", jmh, prev.java), ("Python", py, prev.python))
+            if not ran and old]
+    if kept:
+        w(f"This run measured without the {' and '.join(kept)} suite{'s' if len(kept) > 1 else ''}: "
+          f"{' and '.join(kept)} figures and target rows are {prev.kept()}.")
     w("")
     w("## Machine")
     w("")
@@ -252,6 +302,12 @@ def main():
     w("|---|---|---|---|---|")
 
     def row(label, bar_text, wall, cpu, bar, at_most=True, unit=fmt_ns):
+        if wall is None and cpu is None and label in prev.rows:
+            cells = list(prev.rows[label])
+            if "kept from" not in cells[4]:
+                cells[4] = f"{cells[4]} ({prev.kept()})"
+            w("| " + " | ".join(cells) + " |")
+            return
         v, margin = verdict(wall, bar, at_most)
         vc, marginc = verdict(cpu, bar, at_most) if cpu is not None else ("", "")
         cpu_text = f"{unit(cpu)} ({vc.strip('*')}{', ' + marginc if marginc else ''})" if cpu is not None else "-"
@@ -413,6 +469,12 @@ def main():
             w(f"- Ribbon: weighted rule / RoundRobinRule = {wr['median'] / rr['median']:.2f}, "
               f"/ WeightedResponseTimeRule = {wr['median'] / wrt['median']:.2f}")
         w("")
+    elif prev.java:
+        if not prev.java.startswith("Not run this time"):
+            w(f"Not run this time; {prev.kept()}:")
+            w("")
+        w(prev.java)
+        w("")
     else:
         w("Not measured in this run (the suite was skipped or failed; see the make output).")
         w("")
@@ -426,6 +488,12 @@ def main():
         for k, (v, base) in sorted(py.items()):
             b = py.get(base) if base else None
             w(f"| `{k}` | {fmt_ns(v)} | {ratio(v, b[0]) if b else '-'} | {f'`{base}`' if base else '(a baseline)'} |")
+        w("")
+    elif prev.python:
+        if not prev.python.startswith("Not run this time"):
+            w(f"Not run this time; {prev.kept()}:")
+            w("")
+        w(prev.python)
         w("")
     else:
         w("Not measured in this run (the suite was skipped or failed; see the make output).")

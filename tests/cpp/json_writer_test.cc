@@ -1,6 +1,7 @@
 // The snapshot's JSON writer: what it writes must read back, through a real JSON parser, as
 // the document it was asked to write.
 #include <cmath>
+#include <cstdlib>
 #include <limits>
 #include <string>
 #include <vector>
@@ -132,6 +133,43 @@ TEST(JsonWriter, RepeatedFractionsWriteFmtsShortestText) {
   }
   w.EndArray();
   EXPECT_EQ(w.Take(), want + "]");
+}
+
+// A writer into malloc'ed memory (the C ABI's snapshot) writes the text a string writer does,
+// however small its first reservation (it grows by reallocation as it writes), and hands it
+// out NUL-terminated, with its length.
+TEST(JsonWriter, MallocedWritersWriteTheTextOfStringWriters) {
+  const auto write = [](JsonWriter& w) {
+    w.BeginArray();
+    for (int i = 0; i < 5000; ++i) {
+      w.BeginObject().Key("i").Int(i).Key(std::string(i % 7, 'k')).Double(i / 3.0);
+      w.Key("s").String(std::string(i % 90, i % 2 ? '\n' : 'x')).Key("n").Null().EndObject();
+    }
+    w.EndArray();
+  };
+  JsonWriter plain;
+  write(plain);
+  const std::string want = plain.Take();
+  for (size_t reserve : {size_t{0}, size_t{100}, want.size(), want.size() + 1, size_t{1} << 22}) {
+    JsonWriter w(JsonWriter::Malloced{reserve});
+    write(w);
+    size_t len = 0;
+    char* text = w.TakeMalloced(&len);
+    ASSERT_NE(text, nullptr);
+    EXPECT_EQ(len, want.size()) << reserve;
+    EXPECT_EQ(text[len], '\0') << reserve;
+    EXPECT_EQ(std::string_view(text, len), want) << reserve;
+    std::free(text);
+  }
+  // Take() copies a malloced writer's text out, and the writer writes on from empty.
+  JsonWriter w(JsonWriter::Malloced{16});
+  w.BeginArray().Uint(1).EndArray();
+  EXPECT_EQ(w.Take(), "[1]");
+  w.BeginArray().Uint(2).EndArray();
+  size_t len = 0;
+  char* text = w.TakeMalloced(&len);
+  EXPECT_EQ(std::string_view(text, len), "[2]");
+  std::free(text);
 }
 
 // The code's own names are written without the escape scan, as String and Key write them.

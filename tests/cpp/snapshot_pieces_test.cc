@@ -1,6 +1,7 @@
 // The snapshot JSON rendered from its record in pieces, as wt_engine_snapshot_json does while it
 // encodes (the record passes through a small buffer), is the text the whole record renders, as a
 // state file's reader renders it.
+#include <cstring>
 #include <string>
 
 #include <gtest/gtest.h>
@@ -8,6 +9,7 @@
 #include "abi/c_api.h"
 #include "export/snapshot_json.h"
 #include "export/snapshot_record.h"
+#include "export/text_block.h"
 #include "harness.h"
 
 namespace weighted::testing {
@@ -57,6 +59,87 @@ TEST(SnapshotPieces, PiecesRenderTheTextOfTheWholeRecord) {
     if (threshold == size_t{1} << 30) EXPECT_EQ(p.fed, 0);
   }
   EXPECT_EQ(SnapshotJson(engine), want);
+}
+
+// The C ABI's snapshot is written straight into the memory it hands out (SnapshotText), its size
+// estimated from the last snapshot's: the same bytes as the text rendered from the whole record,
+// for the engine, one service and one endpoint, the first time (no estimate yet), again (sized
+// by the last), and after the fleet grew past what the last snapshot's size predicted.
+TEST(SnapshotPieces, TheCApisTextIsTheRecordsWhateverItsBufferWasSizedBy) {
+  Harness h;
+  Engine& engine = *AsEngine(h.engine());
+  const auto expect_same = [&](const char* when) {
+    std::string whole, want;
+    ByteSink all(&whole);
+    EncodeSnapshot(engine, all, nullptr, nullptr);
+    ASSERT_EQ(RenderSnapshot(whole, &want), "");
+    for (int again = 0; again < 2; ++again) {
+      char* out = nullptr;
+      size_t len = 0;
+      ASSERT_EQ(wt_engine_snapshot_json(h.engine(), &out, &len), WT_OK);
+      EXPECT_EQ(len, want.size()) << when;
+      EXPECT_EQ(std::strlen(out), len) << when;
+      EXPECT_EQ(std::string_view(out, len), want) << when;
+      wt_free(out);
+    }
+    const SnapshotScope one{AsService(h.svc()), "10.0.0.3:80"};
+    MallocedText part = SnapshotText(engine, one);
+    EXPECT_EQ(std::string_view(part.data.get(), part.size), SnapshotJson(engine, one)) << when;
+    const SnapshotScope service{AsService(h.svc()), {}};
+    char* out = nullptr;
+    size_t len = 0;
+    ASSERT_EQ(wt_service_snapshot_json(h.svc(), nullptr, &out, &len), WT_OK);
+    EXPECT_EQ(std::string_view(out, len), SnapshotJson(engine, service)) << when;
+    wt_free(out);
+  };
+  std::vector<std::pair<std::string, double>> set;
+  for (int i = 0; i < 5; ++i) set.push_back({"10.0.0." + std::to_string(i) + ":80", 1 + i % 3});
+  h.Set(set);
+  h.Drive(3, 50, [](const std::string& id) { return Ok(id.size() % 2 ? 30 : 12); });
+  expect_same("5 endpoints");
+  // 40 times the endpoints, with longer ids and failures: more text per record byte than before.
+  for (int i = 5; i < 200; ++i) {
+    set.push_back({"endpoint-with-a-longer-id-" + std::string(i % 60, 'x') + "-" +
+                   std::to_string(i) + ":8080", 1 + i % 5});
+  }
+  h.Set(set);
+  h.Drive(4, 400, [](const std::string& id) {
+    return id.size() % 3 == 0 ? Outcome{7, WT_OUTCOME_HTTP_5XX} : Ok(5 + double(id.size()) / 3);
+  });
+  expect_same("200 endpoints");
+}
+
+// A snapshot above 32 MB is written into the block wt_free kept of the last one (its pages
+// marked free, still holding the last text or read back as zeros), and is the same text.
+TEST(SnapshotPieces, ALargeSnapshotWrittenIntoTheLastOnesKeptBlockIsTheSameText) {
+  ReleaseTextBlock();
+  Harness h;
+  std::vector<std::pair<std::string, double>> set;
+  for (int i = 0; i < 26000; ++i) set.push_back({"10." + std::to_string(i >> 8) + "." + std::to_string(i & 255) + ".9:8080", 1 + i % 4});
+  h.Set(set);
+  ASSERT_EQ(wt_engine_run_cycle(h.engine()), WT_OK);
+  Engine& engine = *AsEngine(h.engine());
+  const std::string want = SnapshotJson(engine);
+  ASSERT_GT(want.size(), kMinTextBlock);
+  char* last = nullptr;
+  for (int call = 0; call < 3; ++call) {
+    char* out = nullptr;
+    size_t len = 0;
+    ASSERT_EQ(wt_engine_snapshot_json(h.engine(), &out, &len), WT_OK);
+    ASSERT_EQ(len, want.size()) << call;
+    EXPECT_TRUE(std::string_view(out, len) == want) << call;
+    EXPECT_EQ(out[len], '\0');
+    // Sized alike from the second call on (the estimate learns the fleet's ratio on the
+    // first), the third is written into the block kept of the second: it is no longer kept.
+    if (call == 2) {
+      EXPECT_EQ(out, last);
+      size_t capacity = 0;
+      EXPECT_EQ(TakeTextBlock(1, &capacity), nullptr);
+    }
+    last = out;
+    wt_free(out);
+  }
+  ReleaseTextBlock();
 }
 
 // A record cut short is refused, whether it comes whole or after pieces that were fine.

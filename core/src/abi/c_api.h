@@ -81,6 +81,9 @@ inline Status CheckEngine(const char* where, wt_engine* e) {
 
 // Copies a string into memory the caller frees with wt_free().
 Status ReturnString(const std::string& s, char** out, size_t* out_len);
+// Hands out text already in such memory (export/snapshot_json.h), without a copy.
+struct MallocedText;
+Status ReturnText(MallocedText&& text, char** out, size_t* out_len);
 
 // Reads a whole file, refusing anything larger than max_bytes.
 Status ReadFile(const char* where, const char* path, size_t max_bytes, std::string* out);

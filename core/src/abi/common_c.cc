@@ -4,6 +4,8 @@
 #include <fstream>
 
 #include "abi/c_api.h"
+#include "export/snapshot_json.h"
+#include "export/text_block.h"
 #include "model/pending_event.h"
 #include "stats/signals.h"
 #include "util/quoted.h"
@@ -39,6 +41,12 @@ Status ReturnString(const std::string& s, char** out, size_t* out_len) {
   p[s.size()] = '\0';
   *out = p;
   if (out_len) *out_len = s.size();
+  return Status::Ok();
+}
+
+Status ReturnText(MallocedText&& text, char** out, size_t* out_len) {
+  *out = text.data.release();
+  if (out_len) *out_len = text.size;
   return Status::Ok();
 }
 
@@ -109,7 +117,8 @@ WT_API const char* wt_outcome_name(int outcome) { return OutcomeName(outcome); }
 
 WT_API const char* wt_event_type_name(int type) { return EventTypeName(type); }
 
-WT_API void wt_free(void* p) { std::free(p); }
+// A large text's block is kept for the next one (export/text_block.h); anything else is freed.
+WT_API void wt_free(void* p) { FreeText(p); }
 
 WT_API int wt_outcome_from_http_status(int http_status) {
   return http_status >= 500 && http_status <= 599 ? WT_OUTCOME_HTTP_5XX : WT_OUTCOME_SUCCESS;

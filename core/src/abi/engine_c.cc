@@ -172,7 +172,7 @@ WT_API wt_status wt_engine_snapshot_json(wt_engine* engine, char** out_json, siz
     Status s = CheckEngine("wt_engine_snapshot_json", engine);
     if (!s.ok()) return s;
     if (!out_json) return NullArg("wt_engine_snapshot_json", "out_json");
-    return ReturnString(SnapshotJson(*AsEngine(engine)), out_json, out_len);
+    return ReturnText(SnapshotText(*AsEngine(engine)), out_json, out_len);
   });
 }
 

@@ -233,13 +233,13 @@ WT_API wt_status wt_service_snapshot_json(wt_service* service, const char* endpo
     const bool one = endpoint_id != nullptr;
     const SnapshotScope scope{svc, one ? std::string_view(endpoint_id) : std::string_view()};
     size_t recorded = 0;
-    std::string json;
-    if (!one || !scope.endpoint_id.empty()) json = SnapshotJson(svc->owner(), scope, &recorded);
+    MallocedText json;
+    if (!one || !scope.endpoint_id.empty()) json = SnapshotText(svc->owner(), scope, &recorded);
     if (one && recorded == 0) {
       return NotFound(fmt::format("{}: no endpoint {} in service {}", where,
                                   Quoted(scope.endpoint_id), Quoted(svc->name())));
     }
-    return ReturnString(json, out_json, out_len);
+    return ReturnText(std::move(json), out_json, out_len);
   });
 }
 

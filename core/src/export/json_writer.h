@@ -12,7 +12,9 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <cstdlib>
 #include <memory>
+#include <new>
 #include <string>
 #include <string_view>
 
@@ -27,7 +29,27 @@ class JsonWriter {
   // Writes into `buffer`, emptied first: a caller that writes the same large text again and
   // again hands back the last one's buffer and keeps its capacity (no allocation, no page
   // faults on fresh memory).
-  explicit JsonWriter(std::string buffer) : out_(std::move(buffer)) { out_.clear(); }
+  explicit JsonWriter(std::string buffer) : str_(std::move(buffer)) { str_.clear(); }
+  // Writes into memory from malloc, `reserve` bytes of it allocated at once and never zeroed,
+  // which TakeMalloced() hands out as it is: the C ABI returns it to the caller (wt_free frees
+  // it) without copying the text. At 100 000 endpoints the copy was a second 147 MB buffer,
+  // every page of it faulted in fresh (glibc maps a block that large anew on every call).
+  // `block` (optional): memory from malloc of `capacity` bytes to write into, now the writer's.
+  struct Malloced {
+    size_t reserve;
+    char* block = nullptr;
+    size_t capacity = 0;
+  };
+  explicit JsonWriter(Malloced m) : malloced_(true) {
+    buf_ = m.block;
+    cap_ = m.block ? m.capacity : 0;
+    if (cap_ < std::max<size_t>(m.reserve, 64)) Reallocate(std::max<size_t>(m.reserve, 64));
+  }
+  ~JsonWriter() {
+    if (malloced_) std::free(buf_);
+  }
+  JsonWriter(const JsonWriter&) = delete;
+  JsonWriter& operator=(const JsonWriter&) = delete;
 
   JsonWriter& BeginObject() { return Open('{'); }
   JsonWriter& EndObject() { return Close('}'); }
@@ -136,11 +158,48 @@ class JsonWriter {
   // A value that is JSON already (an event's reason, made by the engine).
   JsonWriter& Json(std::string_view json) { return Raw(json); }
 
-  void Reserve(size_t bytes) { out_.reserve(bytes); }
+  void Reserve(size_t bytes) {
+    if (malloced_) {
+      if (bytes > cap_) Reallocate(bytes);
+      return;
+    }
+    str_.reserve(bytes);
+    buf_ = str_.data();  // the string may have moved; its size (cap_) has not changed
+  }
+  // The text so far; the writer starts again, empty. A malloced writer copies it out.
   std::string Take() {
-    out_.resize(n_);
+    std::string text;
+    if (malloced_) {
+      text.assign(buf_, n_);
+    } else {
+      str_.resize(n_);
+      text = std::move(str_);
+      str_ = std::string();
+      buf_ = nullptr;
+      cap_ = 0;
+    }
     n_ = 0;
-    return std::move(out_);
+    first_ = true;
+    after_key_ = false;
+    return text;
+  }
+  // A malloced writer's text, NUL-terminated, in memory the caller frees with std::free; its
+  // length in *len. The writer is left empty, without a buffer (it allocates anew when used).
+  char* TakeMalloced(size_t* len) {
+    assert(malloced_);
+    Need(1);
+    buf_[n_] = '\0';
+    // Not shrunk to the text: pages reserved and never written cost no memory, and glibc sizes
+    // its next heap-or-map choice by the block freed last (its dynamic mmap threshold, up to
+    // 32 MB): a block shrunk below the next reservation made every snapshot of 10 000
+    // endpoints map and fault in 17 MB afresh, where one freed whole is reused from the heap.
+    char* text = buf_;
+    *len = n_;
+    buf_ = nullptr;
+    cap_ = n_ = 0;
+    first_ = true;
+    after_key_ = false;
+    return text;
   }
 
  private:
@@ -154,21 +213,34 @@ class JsonWriter {
     char text[31];  // the longest double fmt writes, 24, and ".0"
   };
 
-  // The text lives in out_[0, n_); out_ is kept larger than that (resized ahead, written in
-  // place), so that each character is a store, not a std::string append with its capacity
-  // check and length update.
-  char* At() { return out_.data() + n_; }
+  // The text is kept in a buffer larger than it (resized ahead, written in place), so that
+  // each character is a store, not a std::string append with its capacity check and length
+  // update.
+  char* At() { return buf_ + n_; }
   void Need(size_t more) {
-    if (out_.size() - n_ < more) [[unlikely]] Grow(more);
+    if (cap_ - n_ < more) [[unlikely]] Grow(more);
   }
-  void Grow(size_t more) {
+  [[gnu::noinline]] void Grow(size_t more) {
+    if (malloced_) {
+      // Doubling: a block glibc mapped on its own grows by mremap, without a copy.
+      Reallocate(std::max(n_ + more, 2 * cap_));
+      return;
+    }
     // At most 1 MiB ahead: every byte resized is zeroed now, so a step far past the text would
     // fault in pages it never reaches (doubling inside a snapshot's reserved capacity could
     // zero up to twice the text). Past the capacity, std::string's own doubling keeps the
     // reallocations amortised.
-    out_.resize(n_ + more + std::min(std::max(out_.size(), size_t{256}), size_t{1} << 20));
+    str_.resize(n_ + more + std::min(std::max(str_.size(), size_t{256}), size_t{1} << 20));
+    buf_ = str_.data();
+    cap_ = str_.size();
   }
-  void Put(char c) { out_[n_++] = c; }
+  void Reallocate(size_t bytes) {
+    char* p = static_cast<char*>(std::realloc(buf_, bytes));
+    if (!p) throw std::bad_alloc();
+    buf_ = p;
+    cap_ = bytes;
+  }
+  void Put(char c) { buf_[n_++] = c; }
   void Put(const char* s, size_t len) {
     std::memcpy(At(), s, len);
     n_ += len;
@@ -245,7 +317,7 @@ class JsonWriter {
     return p + comma;
   }
   JsonWriter& Wrote(char* end) {
-    n_ = size_t(end - out_.data());
+    n_ = size_t(end - buf_);
     return *this;
   }
   void Quoted(std::string_view s) {
@@ -269,7 +341,12 @@ class JsonWriter {
     Put('"');
   }
 
-  std::string out_;
+  // The text lives in buf_[0, n_), within cap_ writable bytes: str_'s (sized ahead) or a block
+  // from malloc (malloced_).
+  char* buf_ = nullptr;
+  size_t cap_ = 0;
+  bool malloced_ = false;
+  std::string str_;
   std::unique_ptr<MemoEntry[]> memo_;
   int unmemoized_ = 0;
   size_t n_ = 0;

@@ -3,6 +3,8 @@
 // window statistics) plus live lifetime counters and in-flight counts.
 #pragma once
 
+#include <cstdlib>
+#include <memory>
 #include <string>
 
 #include "export/snapshot_record.h"
@@ -16,5 +18,20 @@ namespace weighted {
 // null) gets the number of endpoints the text holds.
 std::string SnapshotJson(Engine& engine, const SnapshotScope& scope = {},
                          size_t* recorded = nullptr);
+
+// Text in memory from malloc, NUL-terminated after `size` bytes: what the C ABI hands out, as it
+// is (wt_free frees it).
+struct MallocedText {
+  struct Free {
+    void operator()(char* p) const { std::free(p); }
+  };
+  std::unique_ptr<char, Free> data;
+  size_t size = 0;
+};
+
+// The same text as SnapshotJson, written straight into the memory the C ABI hands out: no copy
+// of it, and no second buffer to fault in (at 100 000 endpoints 147 MB).
+MallocedText SnapshotText(Engine& engine, const SnapshotScope& scope = {},
+                          size_t* recorded = nullptr);
 
 }  // namespace weighted

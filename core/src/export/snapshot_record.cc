@@ -384,6 +384,9 @@ void ByteSink::Grow(size_t need) {
   cap_ = grow_->size();
 }
 
+// How many endpoints ahead EncodeSnapshot prefetches.
+constexpr uint32_t kAhead = 4;
+
 size_t EncodeSnapshot(Engine& engine, ByteSink& out, const HistoryPointHeader* header,
                       std::string* point, const SnapshotScope& scope) {
   engine.CollectRetired();  // settles the totals of removed endpoints that no reader holds
@@ -444,6 +447,13 @@ size_t EncodeSnapshot(Engine& engine, ByteSink& out, const HistoryPointHeader* h
       const std::vector<double>& expected = s.expected_shares();
       for (uint32_t i = first; i < end; ++i) {
         const Endpoint& ep = *all[i];
+        // The endpoints are objects of ~1.5 KB each, scattered over the heap: at 100 000 of them
+        // (~200 MB) every one is a round of cache misses the hardware cannot foresee (a pointer
+        // away). The lines of the one a few ahead are asked for while this one is encoded.
+        if (i + kAhead < end) {
+          const char* next = reinterpret_cast<const char*>(all[i + kAhead]);
+          for (size_t line = 0; line < sizeof(Endpoint); line += 64) __builtin_prefetch(next + line);
+        }
         s.EvaluateInto(ep, &eval);
         EncodeEndpoint(ep, eval, i, expected[i], out);
         out.Boundary();
@@ -488,6 +498,8 @@ std::string RenderSnapshot(std::string_view record, std::string* json) {
 RecordRenderer::RecordRenderer(std::string buffer, size_t reserve) : w_(std::move(buffer)) {
   w_.Reserve(reserve);
 }
+
+RecordRenderer::RecordRenderer(JsonWriter::Malloced buffer) : w_(buffer) {}
 
 RecordRenderer::~RecordRenderer() = default;
 

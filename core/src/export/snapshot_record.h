@@ -197,6 +197,8 @@ class RecordRenderer {
  public:
   // The text goes into `buffer` (emptied; its capacity reused), `reserve` bytes made room for.
   RecordRenderer(std::string buffer, size_t reserve);
+  // The text goes into memory from malloc (JsonWriter::Malloced), handed out by TakeMalloced().
+  explicit RecordRenderer(JsonWriter::Malloced buffer);
   ~RecordRenderer();
   RecordRenderer(const RecordRenderer&) = delete;
   RecordRenderer& operator=(const RecordRenderer&) = delete;
@@ -205,6 +207,7 @@ class RecordRenderer {
   bool Feed(std::string_view bytes, bool last);
   const std::string& error() const { return error_; }
   std::string Take();
+  char* TakeMalloced(size_t* len) { return w_.TakeMalloced(len); }
 
  private:
   enum class Stage { kHead, kMarker, kEndpoints, kDone, kFailed };
