@@ -124,7 +124,9 @@ WT_API const char* wt_status_name(int status);
  * "isolated", ...); NULL for a value that is none. Static storage; never free it. */
 WT_API const char* wt_outcome_name(int outcome);
 WT_API const char* wt_event_type_name(int type);
-/* Releases memory that the library returned through a char**. Accepts NULL. */
+/* Releases memory that the library returned through a char**. Accepts NULL. The caller may not
+ * use it afterwards; the library may keep one large block (a snapshot of tens of thousands of
+ * endpoints, 32 MiB or more) for its next snapshot, its pages left for the kernel to reclaim. */
 WT_API void wt_free(void* p);
 
 /* ---------------------------------------------------------------------------------------------
