@@ -47,6 +47,16 @@ class Harness {
   wt_engine* engine() { return engine_; }
   wt_service* svc() { return svc_; }
 
+  // A second service of the engine holding one endpoint: a snapshot with more than one service
+  // (null if either call failed, with the test failed).
+  wt_service* AddService(const char* name, const char* id, double base_weight) {
+    wt_service* s = nullptr;
+    EXPECT_EQ(wt_engine_service(engine_, name, &s), WT_OK) << wt_last_error();
+    const wt_endpoint_spec spec = Spec(id, base_weight);
+    EXPECT_EQ(wt_service_set_endpoints(s, &spec, 1, nullptr, nullptr, nullptr), WT_OK) << wt_last_error();
+    return s;
+  }
+
   void Set(const std::vector<std::pair<std::string, double>>& eps) {
     ids_.clear();
     std::vector<wt_endpoint_spec> specs;

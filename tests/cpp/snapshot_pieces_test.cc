@@ -27,12 +27,8 @@ struct Pieces {
 
 TEST(SnapshotPieces, PiecesRenderTheTextOfTheWholeRecord) {
   Harness h;
-  wt_service* other = nullptr;
-  ASSERT_EQ(wt_engine_service(h.engine(), "other", &other), WT_OK);
-  wt_endpoint_spec spec = WT_ENDPOINT_SPEC_INIT;
-  spec.id = "x:1";
-  spec.base_weight = 3;
-  ASSERT_EQ(wt_service_set_endpoints(other, &spec, 1, nullptr, nullptr, nullptr), WT_OK);
+  wt_service* other = h.AddService("other", "x:1", 3);
+  ASSERT_NE(other, nullptr);
   std::vector<std::pair<std::string, double>> set;
   for (int i = 0; i < 40; ++i) set.push_back({"10.0.0." + std::to_string(i) + ":80", 1 + i % 5});
   h.Set(set);

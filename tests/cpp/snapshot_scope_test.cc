@@ -20,12 +20,8 @@ json Part(wt_service* svc, const char* endpoint) {
 
 TEST(SnapshotScope, AServiceAndAnEndpointAreTheWholeSnapshotsEntries) {
   Harness h;
-  wt_service* other = nullptr;
-  ASSERT_EQ(wt_engine_service(h.engine(), "other", &other), WT_OK);
-  wt_endpoint_spec spec = WT_ENDPOINT_SPEC_INIT;
-  spec.id = "x:1";
-  spec.base_weight = 3;
-  ASSERT_EQ(wt_service_set_endpoints(other, &spec, 1, nullptr, nullptr, nullptr), WT_OK);
+  wt_service* other = h.AddService("other", "x:1", 3);
+  ASSERT_NE(other, nullptr);
   h.Set({{"a", 1}, {"b", 2}, {"c", 3}});
   h.Drive(12, 50, [](const std::string& id) {
     return id == "b" ? Outcome{5, WT_OUTCOME_HTTP_5XX} : Ok(id == "c" ? 80 : 20);
