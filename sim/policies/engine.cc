@@ -151,7 +151,8 @@ class Engine final : public Policy {
                             "TEXT cpu_utilization=%.4g, mem_utilization=%.4g, "
                             "named_metrics.thread_pool=%.4g, rps_fractional=%.4g, eps=%.4g",
                             r.cpu, r.memory, r.cpu, r.qps, r.eps);
-      if (server_latency_) {
+      // None before the backend timed a request (its first report), as the server modules.
+      if (server_latency_ && r.latency_ms > 0) {
         n += std::snprintf(header + n, sizeof header - static_cast<size_t>(n),
                            ", named_metrics.latency_ms=%.4g", r.latency_ms);
       }
@@ -198,6 +199,7 @@ class Engine final : public Policy {
     int reports = 0;
     double qps = 0, eps = 0;  // exponential means over about rate_s, not reset by a poll
     double latency_ms = 0;    // the reports' latencies, summed as cpu is
+    int timed = 0;            // reports that had one
   };
   bool server_latency_ = false;
   double rate_keep_ = 0.9355;
@@ -228,7 +230,8 @@ class Engine final : public Policy {
       next_poll_ns_ = now + poll_ns_ * (1 + client_index_) / std::max(1, client_count_);
     }
     Sums& s = sums_[static_cast<size_t>(backend)];
-    s.cpu += r.cpu, s.memory += r.memory, s.latency_ms += r.latency_ms, ++s.reports;
+    s.cpu += r.cpu, s.memory += r.memory, ++s.reports;
+    if (r.latency_ms > 0) s.latency_ms += r.latency_ms, ++s.timed;
     s.qps = rate_keep_ * s.qps + (1 - rate_keep_) * r.qps;
     s.eps = rate_keep_ * s.eps + (1 - rate_keep_) * r.eps;
     if (now < next_poll_ns_) return;
@@ -240,14 +243,14 @@ class Engine final : public Policy {
                             "TEXT cpu_utilization=%.4g, mem_utilization=%.4g, "
                             "named_metrics.thread_pool=%.4g, rps_fractional=%.4g, eps=%.4g",
                             s.cpu / n, s.memory / n, s.cpu / n, s.qps, s.eps);
-    if (server_latency_) {
+    if (server_latency_ && s.timed > 0) {
       len += std::snprintf(header + len, sizeof header - static_cast<size_t>(len),
-                           ", named_metrics.latency_ms=%.4g", s.latency_ms / n);
+                           ", named_metrics.latency_ms=%.4g", s.latency_ms / s.timed);
     }
     Check(wt_service_report_load_key(service_, keys_[static_cast<size_t>(backend)], header,
                                      static_cast<size_t>(len)),
           "wt_service_report_load_key");
-    s.cpu = s.memory = s.latency_ms = 0, s.reports = 0;
+    s.cpu = s.memory = s.latency_ms = 0, s.reports = s.timed = 0;
   }
 
   static void Count(void* user, const wt_event* e) {

@@ -20,8 +20,9 @@ the end. Per policy and client count it reports:
 
 The engine runs six ways: `default` (client-side signals only: no scrape, no header),
 `subset` (subset.mode auto), `reports` (the backends' load report on every response:
-cpu, memory, rps, eps), `both`, `polled` (auto subsets, and every backend's figures every 5 s
-whatever the client's traffic, as the Prometheus source with its error_rate query brings them)
+cpu, memory, rps, eps and the mean service time, named_metrics.latency_ms), `both`, `polled`
+(auto subsets, and every backend's figures every 5 s whatever the client's traffic, as the
+Prometheus source with its error_rate and latency_ms queries brings them)
 and `aperture` (the same with the deterministic aperture: each client knows its place in the
 fleet); the peers without subsetting, as they ship. With --write the
 table replaces the `fleet` block of docs/benchmark.md and the plot is written to

@@ -128,6 +128,12 @@ TEST_F(ServerLatencyRule, AFleetThatSlowsAsAWholeIsNotCut) {
   for (const char* id : {"a", "b", "c", "d"}) EXPECT_EQ(h.Endpoint(id)["penalty"].get<double>(), 0);
 }
 
+TEST_F(ServerLatencyRule, AFleetWhosePaceIsZeroJudgesNoOne) {
+  Latencies(0, 0, 5, 3);  // a lower median of 0 ms: twice it would make every other figure slow
+  ASSERT_EQ(wt_engine_advance(h.engine(), 5 * kSecond), WT_OK);
+  for (const char* id : {"a", "b", "c", "d"}) EXPECT_EQ(h.Endpoint(id)["penalty"].get<double>(), 0);
+}
+
 TEST_F(ServerLatencyRule, OneServerReportingAloneHasNoFleetToBeJudgedAgainst) {
   Report("d", "TEXT named_metrics.latency_ms=500");
   ASSERT_EQ(wt_engine_advance(h.engine(), 5 * kSecond), WT_OK);

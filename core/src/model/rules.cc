@@ -111,9 +111,10 @@ ServiceReference ComputeReference(const std::vector<const WindowStats*>& known,
   h.evaluated = MetricValue(r.metric, stats, has_requests, &h.value);
   double threshold = r.threshold >= 0 ? r.threshold : 0;
   if (r.metric == Metric::kServerLatency) {
-    // As a margin is: judged against the fleet where at least two servers report; alone, by
-    // the absolute threshold, or not at all.
-    if (r.relative > 0 && ref.server_latency_count >= 2) {
+    // As a margin is: judged against the fleet where at least two servers report (and their
+    // median is a pace: twice 0 ms would make every other figure slow); alone, by the absolute
+    // threshold, or not at all.
+    if (r.relative > 0 && ref.server_latency_count >= 2 && ref.server_latency_ms > 0) {
       threshold = std::max(threshold, r.relative * ref.server_latency_ms);
     } else if (r.threshold < 0) {
       h.evaluated = false;
