@@ -1,7 +1,8 @@
 // libFuzzer target: a server's load report header, as any bytes a backend (or something in
 // between) could send. The parse must stay bounded and never crash; what it accepts must be what
-// the rules can take (fractions in [0, 1], finite non-negative rates); what it refuses must say
-// so with WT_ERR_BAD_LOAD_REPORT and leave the output untouched. A JSON report it accepts must
+// the rules can take (fractions in [0, 1], finite non-negative rates, a latency in ms within
+// the limit); what it refuses must say so with WT_ERR_BAD_LOAD_REPORT and leave the output
+// untouched. A JSON report it accepts must
 // be JSON to a full parser too (nlohmann's), with the same numbers: the scanner's grammar is a
 // subset of JSON's, and its fast number path must round as strtod does.
 #include <algorithm>
@@ -43,7 +44,7 @@ void CheckAgainstAFullParser(std::string_view header, const LoadReport& r) {
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string_view header(reinterpret_cast<const char*>(data), size);
-  const LoadReportNames names{"thread_pool", "connection_pool"};
+  const LoadReportNames names{"thread_pool", "connection_pool", "latency_ms", 3600.0 * 1000.0};
   LoadReport r;
   r.present = 0xffffffffu;  // a refused parse must not write
   const Status s = ParseLoadReport("fuzz", header, names, &r);
@@ -60,6 +61,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }
   if ((r.present & kReportRps) && !(std::isfinite(r.rps) && r.rps >= 0)) std::abort();
   if ((r.present & kReportEps) && !(std::isfinite(r.eps) && r.eps >= 0)) std::abort();
+  if (r.has_latency && !(r.latency_ms >= 0 && r.latency_ms <= names.max_latency_ms)) std::abort();
   CheckAgainstAFullParser(header, r);
   return 0;
 }

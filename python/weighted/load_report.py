@@ -89,6 +89,12 @@ class LoadSampler:
     server's concurrency limit); ``connection_pool`` is an optional callable returning the
     database pool's use in [0, 1] (e.g. ``lambda: engine.pool.checkedout() / engine.pool.size()``
     for SQLAlchemy). rps and eps are the server's own over the last interval; an error is a 5xx.
+    ``named_metrics.<latency_metric>`` (default ``latency_ms``; None: not sent) is the mean time
+    in ms from :meth:`begin` to :meth:`end` of the requests that ended in the last interval
+    (the last figure again when none did): the server's own service time over every client's
+    requests, which the engine's ``server_latency`` rule judges against the fleet's (a client of
+    thousands hears from one server too rarely to measure it). It must match the clients'
+    ``load_report.latency_metric``.
     ``clock`` (seconds, monotonic) is injectable so tests decide when a sample falls due.
     """
 
@@ -96,42 +102,61 @@ class LoadSampler:
                  connection_pool: Optional[Callable[[], float]] = None,
                  thread_pool_metric: str = "thread_pool",
                  connection_pool_metric: str = "connection_pool",
+                 latency_metric: Optional[str] = "latency_ms",
                  clock: Callable[[], float] = time.monotonic,
                  process: Optional[Any] = None) -> None:
         if capacity < 1:
             raise ValueError(f"LoadSampler: capacity must be at least 1, got {capacity}")
         if interval_s <= 0:
             raise ValueError(f"LoadSampler: interval_s must be positive, got {interval_s}")
-        for name in (thread_pool_metric, connection_pool_metric):
+        names = [thread_pool_metric, connection_pool_metric]
+        if latency_metric is not None:
+            names.append(latency_metric)
+        for name in names:
             if not name or any(c in name for c in ",= \t\r\n"):
                 raise ValueError(f"LoadSampler: {name!r} cannot be a named_metrics name")
+        if len(set(names)) != len(names):
+            raise ValueError(f"LoadSampler: the named metrics {names} must differ: one entry "
+                             f"cannot carry two figures")
         self.capacity = capacity
         self.interval_s = interval_s
         self._pool = connection_pool
         self._names = (thread_pool_metric, connection_pool_metric)
+        self._latency_name = latency_metric
         self._clock = clock
         self._process = process if process is not None else _ProcessFigures(clock)
         self._lock = threading.Lock()
         self.busy = 0  # requests being served now
         self._peak = 0  # the most at once since the last sample: a sample between bursts
         self._requests = self._errors = 0
+        self._served_s = 0.0  # time in the application of the requests counted in _requests
+        self._timed = 0
+        self._latency_ms: Optional[float] = None  # the last interval's mean that had requests
         self._since = clock()
         self._header = "TEXT "
         self._due = self._since  # the first response samples
         self.figures: Dict[str, float] = {}
 
-    def begin(self) -> None:
+    def begin(self) -> float:
+        """A request enters the application; returns its start, for :meth:`end`."""
+        started = self._clock()
         with self._lock:
             self.busy += 1
             if self.busy > self._peak:
                 self._peak = self.busy
+        return started
 
-    def end(self, status: int) -> None:
+    def end(self, status: int, started: Optional[float] = None) -> None:
+        """The request has its answer; ``started`` (from :meth:`begin`) times it."""
+        took = self._clock() - started if started is not None else None
         with self._lock:
             self.busy -= 1
             self._requests += 1
             if status >= 500:
                 self._errors += 1
+            if took is not None:
+                self._served_s += max(0.0, took)
+                self._timed += 1
 
     def header(self) -> str:
         """The header's value for the response being sent now."""
@@ -162,7 +187,14 @@ class LoadSampler:
         if elapsed > 0 and self._requests:
             f["rps_fractional"] = self._requests / elapsed
             f["eps"] = self._errors / elapsed
+        if self._timed:
+            self._latency_ms = 1000.0 * self._served_s / self._timed
+        # An idle interval repeats the last figure: a server every client has drained is still
+        # as slow as it last was, and its silence must not bring the fleet back at once.
+        if self._latency_name is not None and self._latency_ms is not None:
+            f[f"named_metrics.{self._latency_name}"] = self._latency_ms
         self._requests = self._errors = 0
+        self._served_s, self._timed = 0.0, 0
         self._peak = self.busy
         self._since = now
         self._due = now + self.interval_s
@@ -197,11 +229,11 @@ class LoadReportASGI:
                 message = dict(message, headers=headers)
             await send(message)
 
-        sampler.begin()
+        started = sampler.begin()
         try:
             await self.app(scope, receive, send_with_report)
         finally:
-            sampler.end(status[0])
+            sampler.end(status[0], started)
 
 
 class LoadReportWSGI:
@@ -230,14 +262,14 @@ class LoadReportWSGI:
             headers.append((HEADER, sampler.header()))
             return start_response(status_line, headers, exc_info)
 
-        sampler.begin()
+        started = sampler.begin()
         try:
             body = self.app(environ, start_with_report)
         except BaseException:
-            sampler.end(500)
+            sampler.end(500, started)
             raise
         # The request ends when the server has the whole body (and closed it, as PEP 3333 says).
-        return _Finished(body, lambda: sampler.end(status[0]))
+        return _Finished(body, lambda: sampler.end(status[0], started))
 
 
 class _Finished:

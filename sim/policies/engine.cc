@@ -21,6 +21,9 @@
 //                                   wt_service_report_load_key
 //   "sim": {"aperture": true}       subset.client_count and client_index from the fleet (the
 //                                   deterministic aperture), as a StatefulSet would give them
+//   "sim": {"server_latency": true} the header and the poll also carry the backend's mean
+//                                   service time (named_metrics.latency_ms; over the poll's
+//                                   span for the poll), as the server modules send it
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -76,6 +79,7 @@ class Engine final : public Policy {
       if (!(rate_s >= 1 && rate_s <= 3600))
         throw std::invalid_argument("sim.rate_s: not in [1, 3600]");
       rate_keep_ = std::exp(-2.0 / rate_s);  // per 1-s report: a time constant of rate_s / 2
+      server_latency_ = it->value("server_latency", false);
       if (it->value("aperture", false)) {
         config["subset"]["client_count"] = env.client_count;
         config["subset"]["client_index"] = env.client_index;
@@ -143,10 +147,15 @@ class Engine final : public Policy {
       // pool's use too: what a Tomcat behind the Spring filter would send as both.
       const BackendReport& r = *c.trailer;
       char header[256];
-      const int n = std::snprintf(header, sizeof header,
-                                  "TEXT cpu_utilization=%.4g, mem_utilization=%.4g, "
-                                  "named_metrics.thread_pool=%.4g, rps_fractional=%.4g, eps=%.4g",
-                                  r.cpu, r.memory, r.cpu, r.qps, r.eps);
+      int n = std::snprintf(header, sizeof header,
+                            "TEXT cpu_utilization=%.4g, mem_utilization=%.4g, "
+                            "named_metrics.thread_pool=%.4g, rps_fractional=%.4g, eps=%.4g",
+                            r.cpu, r.memory, r.cpu, r.qps, r.eps);
+      // None before the backend timed a request (its first report), as the server modules.
+      if (server_latency_ && r.latency_ms > 0) {
+        n += std::snprintf(header + n, sizeof header - static_cast<size_t>(n),
+                           ", named_metrics.latency_ms=%.4g", r.latency_ms);
+      }
       Check(wt_service_complete_with_load(service_, &p, c.latency_ms, ToEngine(c.outcome), header,
                                           static_cast<size_t>(n)),
             "wt_service_complete_with_load");
@@ -189,7 +198,10 @@ class Engine final : public Policy {
     double cpu = 0, memory = 0;
     int reports = 0;
     double qps = 0, eps = 0;  // exponential means over about rate_s, not reset by a poll
+    double latency_ms = 0;    // the reports' latencies, summed as cpu is
+    int timed = 0;            // reports that had one
   };
+  bool server_latency_ = false;
   double rate_keep_ = 0.9355;
   std::vector<Sums> sums_;
   std::vector<uint64_t> keys_;
@@ -219,6 +231,7 @@ class Engine final : public Policy {
     }
     Sums& s = sums_[static_cast<size_t>(backend)];
     s.cpu += r.cpu, s.memory += r.memory, ++s.reports;
+    if (r.latency_ms > 0) s.latency_ms += r.latency_ms, ++s.timed;
     s.qps = rate_keep_ * s.qps + (1 - rate_keep_) * r.qps;
     s.eps = rate_keep_ * s.eps + (1 - rate_keep_) * r.eps;
     if (now < next_poll_ns_) return;
@@ -226,14 +239,18 @@ class Engine final : public Policy {
     if (static_cast<size_t>(backend) + 1 == ids_.size()) next_poll_ns_ = now + poll_ns_;
     const double n = s.reports;
     char header[256];
-    const int len = std::snprintf(header, sizeof header,
-                                  "TEXT cpu_utilization=%.4g, mem_utilization=%.4g, "
-                                  "named_metrics.thread_pool=%.4g, rps_fractional=%.4g, eps=%.4g",
-                                  s.cpu / n, s.memory / n, s.cpu / n, s.qps, s.eps);
+    int len = std::snprintf(header, sizeof header,
+                            "TEXT cpu_utilization=%.4g, mem_utilization=%.4g, "
+                            "named_metrics.thread_pool=%.4g, rps_fractional=%.4g, eps=%.4g",
+                            s.cpu / n, s.memory / n, s.cpu / n, s.qps, s.eps);
+    if (server_latency_ && s.timed > 0) {
+      len += std::snprintf(header + len, sizeof header - static_cast<size_t>(len),
+                           ", named_metrics.latency_ms=%.4g", s.latency_ms / s.timed);
+    }
     Check(wt_service_report_load_key(service_, keys_[static_cast<size_t>(backend)], header,
                                      static_cast<size_t>(len)),
           "wt_service_report_load_key");
-    s.cpu = s.memory = 0, s.reports = 0;
+    s.cpu = s.memory = s.latency_ms = 0, s.reports = s.timed = 0;
   }
 
   static void Count(void* user, const wt_event* e) {

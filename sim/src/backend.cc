@@ -53,6 +53,8 @@ Backend::Started Backend::Start(uint64_t request, int64_t now_ns) {
   const double ms =
       SampleServiceMs() / spec_.capacity * e.service_multiplier + StallLeftMs(e, now_ns);
   const double p_error = 1.0 - (1.0 - spec_.error_rate) * (1.0 - e.error_rate);
+  service_ms_ += ms;
+  ++started_;
   Started s;
   s.request = request;
   s.done_ns = now_ns + std::max<int64_t>(1, MsToNs(ms));
@@ -116,6 +118,10 @@ BackendReport Backend::Report(int64_t now_ns) {
   r.memory = std::clamp(e.memory, 0.0, 1.0);
   r.qps = static_cast<double>(answered_) / span_s;
   r.eps = static_cast<double>(failed_) / span_s;
+  if (started_ > 0) last_latency_ms_ = service_ms_ / static_cast<double>(started_);
+  r.latency_ms = last_latency_ms_;
+  service_ms_ = 0;
+  started_ = 0;
   interval_start_ns_ = now_ns;
   busy_ns_ = 0;
   answered_ = 0;

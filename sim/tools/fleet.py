@@ -20,8 +20,9 @@ the end. Per policy and client count it reports:
 
 The engine runs six ways: `default` (client-side signals only: no scrape, no header),
 `subset` (subset.mode auto), `reports` (the backends' load report on every response:
-cpu, memory, rps, eps), `both`, `polled` (auto subsets, and every backend's figures every 5 s
-whatever the client's traffic, as the Prometheus source with its error_rate query brings them)
+cpu, memory, rps, eps and the mean service time, named_metrics.latency_ms), `both`, `polled`
+(auto subsets, and every backend's figures every 5 s whatever the client's traffic, as the
+Prometheus source with its error_rate and latency_ms queries brings them)
 and `aperture` (the same with the deterministic aperture: each client knows its place in the
 fleet); the peers without subsetting, as they ship. With --write the
 table replaces the `fleet` block of docs/benchmark.md and the plot is written to
@@ -35,11 +36,12 @@ from __future__ import annotations
 
 import argparse
 import json
-import resource
+import os
 import subprocess
 import sys
 import tempfile
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from doc_blocks import write_block
@@ -51,10 +53,12 @@ FAULTS = {
     "slow 5x": {"type": "gc", "backend": 0, "start_s": ONSET_S},
 }
 NONE = {"sim": {"resources": "none"}}
-HEADER = {"sim": {"resources": "header"}}
+# The servers' reports carry their mean service time too (named_metrics.latency_ms), as the
+# Python and Spring server modules send it.
+HEADER = {"sim": {"resources": "header", "server_latency": True}}
 AUTO = {"subset": {"mode": "auto"}}
-POLL = {"sim": {"resources": "poll"}}
-APERTURE_POLL = {"sim": {"resources": "poll", "aperture": True}}
+POLL = {"sim": {"resources": "poll", "server_latency": True}}
+APERTURE_POLL = {"sim": {"resources": "poll", "server_latency": True, "aperture": True}}
 ENGINES = {
     "engine_default": NONE,
     "engine_subset": {**AUTO, **NONE},
@@ -81,17 +85,21 @@ def scenario(backends: int, clients: int, rps: float, duration: float, fault: di
 
 
 def run(sim: str, sc: dict, policy: str, tmp: Path) -> tuple[dict, float, float]:
-    """Runs one policy; returns its results, wall seconds and CPU seconds."""
+    """Runs one policy in a directory of its own; returns its results, wall seconds and CPU
+    seconds (the child's own, so that runs side by side (--jobs) count apart)."""
+    tmp.mkdir(parents=True, exist_ok=True)
     path = tmp / "scenario.json"
     path.write_text(json.dumps(sc))
     out = tmp / "out"
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.monotonic()
-    subprocess.run([sim, str(path), "--policy", policy, "--no-oracle", "--out", str(out)],
-                   check=True, stdout=subprocess.DEVNULL)
+    child = subprocess.Popen([sim, str(path), "--policy", policy, "--no-oracle", "--out", str(out)],
+                             stdout=subprocess.DEVNULL)
+    _, status, usage = os.wait4(child.pid, 0)
+    child.returncode = os.waitstatus_to_exitcode(status)
     wall = time.monotonic() - t0
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    if child.returncode != 0:
+        raise subprocess.CalledProcessError(child.returncode, child.args)
+    cpu = usage.ru_utime + usage.ru_stime
     return json.loads((out / "results.json").read_text()), wall, cpu
 
 
@@ -125,20 +133,26 @@ def grid(args) -> list[dict]:
     policies = list(ENGINES) + PEERS
     if args.only:
         policies = [p for p in policies if p in args.only.split(",")]
+    faults = {k: v for k, v in FAULTS.items() if not args.faults or k in args.faults.split(",")}
+    cells = [(f, n, p) for f in faults for n in args.clients for p in policies]
+
+    def one(i: int, cell: tuple) -> dict:
+        fault_name, n, p = cell
+        sc = scenario(args.backends, n, args.rps, args.duration, faults[fault_name])
+        res, wall, cpu = run(args.sim, sc, p, Path(tmp) / str(i))
+        series = res["series"][p]
+        row = {"fault": fault_name, "clients": n, "policy": p,
+               "drain_s": drain_time(series, 0.25),
+               "halve_s": drain_time(series, 0.5), "max_mean": balance(series),
+               "error_rate": res["summary"][p]["error_rate"],
+               "wall_s": wall, "cpu_s": cpu}
+        print(json.dumps(row), file=sys.stderr, flush=True)
+        return row
+
     with tempfile.TemporaryDirectory() as tmp:
-        for fault_name, fault in FAULTS.items():
-            for n in args.clients:
-                sc = scenario(args.backends, n, args.rps, args.duration, fault)
-                for p in policies:
-                    res, wall, cpu = run(args.sim, sc, p, Path(tmp))
-                    series = res["series"][p]
-                    row = {"fault": fault_name, "clients": n, "policy": p,
-                           "drain_s": drain_time(series, 0.25),
-                           "halve_s": drain_time(series, 0.5), "max_mean": balance(series),
-                           "error_rate": res["summary"][p]["error_rate"],
-                           "wall_s": wall, "cpu_s": cpu}
-                    rows.append(row)
-                    print(json.dumps(row), file=sys.stderr, flush=True)
+        # Runs side by side share the machine: their wall times are longer, not their CPU.
+        with ThreadPoolExecutor(max_workers=args.jobs) as pool:
+            rows = list(pool.map(one, range(len(cells)), cells))
     return rows
 
 
@@ -258,6 +272,9 @@ def main() -> None:
     ap.add_argument("--rps", type=float, default=None)
     ap.add_argument("--duration", type=float, default=None)
     ap.add_argument("--only", default="", help="comma-separated policies")
+    ap.add_argument("--faults", default="", help="comma-separated faults (\"leak 15%%\", "
+                    "\"slow 5x\"); all by default")
+    ap.add_argument("--jobs", type=int, default=1, help="runs side by side (at most 2 here)")
     ap.add_argument("--write", action="store_true")
     ap.add_argument("--scale", action="store_true")
     ap.add_argument("--scale-policy", default="engine_both")
@@ -285,7 +302,8 @@ def main() -> None:
         plot(rows, ROOT / "docs/img/fleet_drain.png", args.duration)
         cmd = ("python3 sim/tools/fleet.py --write --clients "
                + ",".join(str(n) for n in args.clients)
-               + f" --backends {args.backends} --rps {args.rps:g} --duration {args.duration:g}")
+               + f" --backends {args.backends} --rps {args.rps:g} --duration {args.duration:g}"
+               + (f" --jobs {args.jobs}" if args.jobs > 1 else ""))
         write_block("fleet", f"Produced by `{cmd}`:\n\n{text}")
         (ROOT / "docs/img/fleet_rows.json").write_text(json.dumps(rows, indent=1) + "\n")
 

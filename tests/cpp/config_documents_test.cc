@@ -105,15 +105,16 @@ TEST(ConfigRoundTrip, WritesEveryKey) {
   EXPECT_EQ(j["subset"].size(), 8u);
   EXPECT_EQ(j["limits"].size(), 4u);
   EXPECT_EQ(j["export"].size(), 5u);
-  EXPECT_EQ(j["load_report"].size(), 4u);
+  EXPECT_EQ(j["load_report"].size(), 5u);
   EXPECT_EQ(j["sources"].size(), 1u);
   EXPECT_EQ(j["sources"]["prometheus"].size(), 6u);
-  EXPECT_EQ(j["sources"]["prometheus"]["queries"].size(), 5u);
+  EXPECT_EQ(j["sources"]["prometheus"]["queries"].size(), 6u);
   // S-W2, spelled exactly as docs/config.md shows it.
   EXPECT_EQ(j["rules"], json::parse(R"([
       {"metric": "latency_p99", "relative": 2.0, "penalty": 0.3},
       {"metric": "error_rate", "threshold": 0.01, "penalty": 0.5, "full_rate": 0.5, "full_penalty": 1.0},
-      {"metric": "cpu", "threshold": 0.8, "margin": 0.2, "penalty": 0.2}])"));
+      {"metric": "cpu", "threshold": 0.8, "margin": 0.2, "penalty": 0.2},
+      {"metric": "server_latency", "relative": 2.0, "penalty": 0.3}])"));
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -32,8 +32,9 @@ TEST(ConfigDefaults, AreTheArticleNumbers) {
   EXPECT_TRUE(c.panic.enabled);                  // S-S2
   EXPECT_GE(c.window.length_ms, c.controller.interval_ms);
 
-  // S-W2: P99 over its threshold adds 0.3, error rate over 1% adds 0.5, CPU over 80% adds 0.2.
-  ASSERT_EQ(c.rules.size(), 3u);
+  // S-W2: P99 over its threshold adds 0.3, error rate over 1% adds 0.5, CPU over 80% adds 0.2;
+  // and the server's own latency over twice the fleet's adds 0.3 (inert without server reports).
+  ASSERT_EQ(c.rules.size(), 4u);
   EXPECT_EQ(c.rules[0].metric, Metric::kLatencyP99);
   EXPECT_EQ(c.rules[0].relative, 2.0);
   EXPECT_LT(c.rules[0].threshold, 0);  // relative only
@@ -44,6 +45,11 @@ TEST(ConfigDefaults, AreTheArticleNumbers) {
   EXPECT_EQ(c.rules[2].metric, Metric::kCpu);
   EXPECT_EQ(c.rules[2].threshold, 0.8);
   EXPECT_EQ(c.rules[2].penalty, 0.2);
+  EXPECT_EQ(c.rules[3].metric, Metric::kServerLatency);
+  EXPECT_EQ(c.rules[3].relative, 2.0);
+  EXPECT_LT(c.rules[3].threshold, 0);
+  EXPECT_EQ(c.rules[3].penalty, 0.3);
+  EXPECT_EQ(c.load_report.latency_metric, "latency_ms");
 }
 
 TEST(ConfigDefaults, EmptyDocumentIsTheDefaultProfile) {
@@ -60,7 +66,7 @@ TEST(ConfigProfiles, ArticleIsTheLiteralBehaviour) {
   EXPECT_EQ(a.controller.cooldown_ms, 10000);
   EXPECT_EQ(a.slow_start.window_ms, 0);  // documented difference: the article has no slow start
   // The article's CPU rule is the literal absolute line; the default judges CPU against the fleet.
-  ASSERT_EQ(a.rules.size(), 3u);
+  ASSERT_EQ(a.rules.size(), 4u);
   EXPECT_EQ(a.rules[2].metric, Metric::kCpu);
   EXPECT_LT(a.rules[2].margin, 0);
   EXPECT_EQ(DefaultRules()[2].margin, 0.2);

@@ -88,6 +88,62 @@ def test_sampler_refuses_what_would_make_a_bad_header():
         LoadSampler(1, thread_pool_metric="a,b")
 
 
+def figures(header):
+    """The header's entries as a dict (the binding's parse shows no latency: no C field)."""
+    assert header.startswith("TEXT ")
+    return {k: float(v) for k, v in (e.split("=") for e in header[5:].split(", "))}
+
+
+def test_sampler_reports_the_mean_service_time_and_keeps_it_while_idle():
+    clock = Clock()
+    s = LoadSampler(4, interval_s=1.0, clock=clock, process=FakeProcess())
+    assert "named_metrics.latency_ms" not in figures(s.header())  # nothing served yet
+    for took in (0.020, 0.040):
+        started = s.begin()
+        clock.t += took
+        s.end(200, started)
+    clock.t += 1
+    header = s.header()
+    assert figures(header)["named_metrics.latency_ms"] == pytest.approx(30.0)
+    parse(header)  # the engine takes it (an unknown named metric to the C parse: not refused)
+    clock.t += 1  # an idle interval: the last figure stands, the rates go
+    f = figures(s.header())
+    assert f["named_metrics.latency_ms"] == pytest.approx(30.0) and "rps_fractional" not in f
+    started = s.begin()
+    clock.t += 0.5
+    s.end(503, started)
+    clock.t += 1
+    assert figures(s.header())["named_metrics.latency_ms"] == pytest.approx(500.0)
+
+
+def test_sampler_latency_metric_can_be_renamed_or_left_out():
+    clock = Clock()
+    s = LoadSampler(1, clock=clock, process=FakeProcess(), latency_metric="service_ms")
+    s.end(200, s.begin() - 0.01)
+    assert figures(s.header())["named_metrics.service_ms"] == pytest.approx(10.0)
+    s = LoadSampler(1, clock=clock, process=FakeProcess(), latency_metric=None)
+    s.end(200, s.begin() - 0.01)
+    assert not any("latency" in k for k in figures(s.header()))
+    with pytest.raises(ValueError, match="must differ"):
+        LoadSampler(1, latency_metric="thread_pool")
+    with pytest.raises(ValueError, match="'a b' cannot be a named_metrics name"):
+        LoadSampler(1, latency_metric="a b")
+
+
+def test_wsgi_middleware_times_a_request_until_its_body_is_closed():
+    clock = Clock()
+    sampler = LoadSampler(2, clock=clock, process=FakeProcess())
+
+    def app(environ, start_response):
+        start_response("200 OK", [])
+        return [b"ok"]
+    body = LoadReportWSGI(app, sampler=sampler)({"PATH_INFO": "/"}, lambda s, h, e=None: None)
+    clock.t += 0.05  # the server sends the body
+    body.close()
+    clock.t += 1
+    assert figures(sampler.header())["named_metrics.latency_ms"] == pytest.approx(50.0)
+
+
 def test_a_failing_connection_pool_callable_leaves_the_figure_out():
     def broken():
         raise RuntimeError("pool gone")
@@ -209,6 +265,8 @@ def test_a_real_server_reports_its_busy_pool_and_the_client_records_it(kind, tmp
         def pool_use():
             return parse(httpx.get(base + "/").headers[HEADER]).get("thread_pool")
         wait_until(lambda: pool_use() == 0.5, 30, "thread_pool=0.5 in the header")
+        # The requests served so far (the /held polls) timed: the server's own latency.
+        assert figures(httpx.get(base + "/").headers[HEADER])["named_metrics.latency_ms"] >= 0
 
         # The client side: a pick's response recorded with its load report.
         engine = weighted.Engine.from_dict({"seed": 1}, clock="manual")

@@ -6,7 +6,7 @@
 namespace weighted {
 
 static_assert(std::size(kMetricNames) == kMetricCount);
-static_assert(static_cast<int>(Metric::kConnectionPool) == kMetricCount - 1);
+static_assert(static_cast<int>(Metric::kServerLatency) == kMetricCount - 1);
 
 std::string_view MetricName(Metric m) {
   const auto i = static_cast<size_t>(m);
@@ -14,7 +14,8 @@ std::string_view MetricName(Metric m) {
 }
 
 bool IsLatencyMetric(Metric m) {
-  return m == Metric::kLatencyP99 || m == Metric::kLatencyP95 || m == Metric::kLatencyMean;
+  return m == Metric::kLatencyP99 || m == Metric::kLatencyP95 || m == Metric::kLatencyMean ||
+         m == Metric::kServerLatency;
 }
 
 bool IsRateMetric(Metric m) {
@@ -59,7 +60,16 @@ std::vector<Rule> DefaultRules() {
   // a fleet at 80%.
   cpu.margin = 0.2;
   cpu.penalty = 0.2;
-  return {p99, errors, cpu};
+
+  // The server's own service time, judged as the client's p99 is: twice the fleet's lower
+  // median. In a fleet of thousands a client hears from each endpoint every few windows and has
+  // no latency of its own to judge (docs/benchmark.md, "A fleet of engines"); the server
+  // measures every client's requests. Inert while no server reports it.
+  Rule server_latency;
+  server_latency.metric = Metric::kServerLatency;
+  server_latency.relative = 2.0;
+  server_latency.penalty = 0.3;
+  return {p99, errors, cpu, server_latency};
 }
 
 Config DefaultConfig() {

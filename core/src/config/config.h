@@ -27,18 +27,25 @@ enum class Metric : uint8_t {
   kMemory,
   kThreadPool,
   kConnectionPool,
+  // The server's own recent service time (a load report's load_report.latency_metric, or the
+  // metric source's latency_ms query): what a client of a fleet of thousands, hearing from an
+  // endpoint every few windows, cannot measure itself. Last, so that stored rule hits keep
+  // their numbers.
+  kServerLatency,
 };
-inline constexpr int kMetricCount = 12;
+inline constexpr int kMetricCount = 13;
 
 // The JSON spellings, indexed by Metric (config.cc checks the order against the enum).
 inline constexpr std::string_view kMetricNames[] = {
     "latency_p99",   "latency_p95",  "latency_mean",       "error_rate",
     "http_5xx_rate", "timeout_rate", "connect_error_rate", "business_error_rate",
     "cpu",           "memory",       "thread_pool",        "connection_pool",
+    "server_latency",
 };
 
 // "latency_p99", "error_rate", "cpu", ... (the JSON spelling).
 std::string_view MetricName(Metric m);
+// Metrics in milliseconds (threshold_ms, relative): the client's latencies and the server's.
 bool IsLatencyMetric(Metric m);
 bool IsResourceMetric(Metric m);
 
@@ -48,7 +55,8 @@ struct Rule {
   // A rule fires when the value is strictly greater. Unset (< 0) when only `relative` is used.
   double threshold = -1;
   // Latency metrics only: fires when value > relative x (the service's lower-median endpoint
-  // value for the same metric). 0 = not used. With both set, both must be exceeded.
+  // value for the same metric; for server_latency, over the endpoints whose server reported
+  // one, at least two). 0 = not used. With both set, both must be exceeded.
   double relative = 0;
   double penalty = 0;  // added to the endpoint's penalty when the rule fires; in (0, 1]
   // Resource metrics only: fires only when the value is also above the service's lower-median
@@ -216,6 +224,9 @@ struct Config {
     // The named_metrics (or utilization) entries that carry the two pools; ORCA names neither.
     std::string thread_pool_metric = "thread_pool";
     std::string connection_pool_metric = "connection_pool";
+    // The named_metrics entry that carries the server's recent service time in ms (the
+    // server_latency rule's figure); ORCA names none.
+    std::string latency_metric = "latency_ms";
   } load_report;
 
   // Metric sources the engine polls itself, on a thread of its own.
@@ -233,6 +244,8 @@ struct Config {
         // The server's own error rate, a fraction per endpoint: with every client's traffic
         // summed, what no single client of a fleet sees.
         std::string error_rate;
+        // The server's recent service time per endpoint, in ms (the server_latency rule).
+        std::string latency_ms;
       } queries;
     } prometheus;
   } sources;
@@ -256,7 +269,8 @@ struct Config {
 };
 
 // The article's three rules (S-W2): p99 over 2x the median endpoint's p99 adds 0.3, error rate
-// over 1% adds 0.5, CPU over 80% adds 0.2.
+// over 1% adds 0.5, CPU over 80% adds 0.2; and the server's own latency over 2x the fleet's
+// median (inert unless servers report it).
 std::vector<Rule> DefaultRules();
 // The default profile, fully populated.
 Config DefaultConfig();

@@ -3,6 +3,7 @@
 // in config_reader.cc.
 #include <initializer_list>
 #include <optional>
+#include <utility>
 #include <variant>
 #include <vector>
 
@@ -271,10 +272,20 @@ void CheckConsistency(const json& doc, const Config& c) {
   }
   const auto& q = prom.queries;
   if (!prom.url.empty() && q.cpu.empty() && q.memory.empty() && q.thread_pool.empty() &&
-      q.connection_pool.empty() && q.error_rate.empty()) {
+      q.connection_pool.empty() && q.error_rate.empty() && q.latency_ms.empty()) {
     Contradiction(doc, {"/sources/prometheus/queries", "/sources/prometheus/url"},
                   "sources.prometheus.url is set but no query is: give at least one of "
-                  "queries.cpu, memory, thread_pool, connection_pool, error_rate");
+                  "queries.cpu, memory, thread_pool, connection_pool, error_rate, latency_ms");
+  }
+  const auto& lr = c.load_report;
+  for (const auto& [key, pool] : {std::pair{"thread_pool_metric", &lr.thread_pool_metric},
+                                  std::pair{"connection_pool_metric", &lr.connection_pool_metric}}) {
+    if (lr.latency_metric == *pool) {
+      Contradiction(doc, {"/load_report/latency_metric", fmt::format("/load_report/{}", key)},
+                    fmt::format("load_report.latency_metric and {} are both {}: one entry "
+                                "cannot be a latency in ms and a pool's fraction",
+                                key, Quoted(*pool)));
+    }
   }
   for (size_t i = 0; i < c.rules.size(); ++i) {
     const Rule& r = c.rules[i];

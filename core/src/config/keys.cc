@@ -280,6 +280,9 @@ constexpr Key kKeys[] = {
     Str<kLoadReport, &C::LoadReport::connection_pool_metric>("load_report",
         "connection_pool_metric", 1, 128, MetricNameProblem,
         "the named_metrics or utilization entry of a load report that is the connection pool"),
+    Str<kLoadReport, &C::LoadReport::latency_metric>("load_report", "latency_metric", 1, 128,
+        MetricNameProblem,
+        "the named_metrics entry of a load report that is the server's recent service time, ms"),
 
     Str<kSources, kProm, &Prom::url>("sources/prometheus", "url", 0, 2048, UrlProblem,
         "the Prometheus server's base URL; \"\" turns the source off"),
@@ -305,6 +308,9 @@ constexpr Key kKeys[] = {
     Str<kSources, kProm, kQueries, &Prom::Queries::error_rate>(
         "sources/prometheus/queries", "error_rate", 0, kMaxQueryBytes, QueryProblem,
         "PromQL for the server's error rate (errors / requests, all clients) per endpoint"),
+    Str<kSources, kProm, kQueries, &Prom::Queries::latency_ms>(
+        "sources/prometheus/queries", "latency_ms", 0, kMaxQueryBytes, QueryProblem,
+        "PromQL for the server's recent mean service time in ms per endpoint"),
 
     Int<kLimits, &C::Limits::max_config_bytes>("limits", "max_config_bytes", kMinConfigBytes,
         kBuiltInConfigBytes, "largest config document; can only be lowered"),

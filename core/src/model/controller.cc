@@ -129,6 +129,8 @@ bool BurstCleared(const Config& cfg, const ServiceReference& ref, int64_t now, C
   // still says what the endpoint fails when this client's few answers in a cycle were clean.
   last.server_error_rate = c->stats.server_error_rate;
   last.server_error_known = c->stats.server_error_known;
+  last.server_latency_ms = c->stats.server_latency_ms;
+  last.server_latency_known = c->stats.server_latency_known;
   if (Penalty(cfg.rules, last, true, ref) > 0) return false;
   c->blend = last;
   return true;
@@ -174,11 +176,12 @@ void StepIsolated(const StepContext& x, ControlState& c) {
 
 void JudgeFleet(const Config& cfg, int64_t now, const std::vector<ControlState*>& endpoints,
                 Judgement* judged) {
-  std::vector<const WindowStats*> known;
+  std::vector<const WindowStats*> known, reporting;
   for (ControlState* c : endpoints) {
     // An isolated endpoint is judged on its probes alone, so it needs only enough of them to
     // leave; it never counts toward the reference its healthy peers are compared with.
     const bool isolated = c->state == State::kIsolated;
+    if (!isolated) reporting.push_back(&c->stats);
     const uint64_t needed = isolated ? cfg.isolation.exit_min_probes : cfg.window.min_requests;
     c->known = c->stats.requests >= needed;
     c->evidence = c->known ? Evidence::kWindow : Evidence::kNone;
@@ -191,7 +194,7 @@ void JudgeFleet(const Config& cfg, int64_t now, const std::vector<ControlState*>
       c->evidence = Evidence::kHeld;
     }
   }
-  judged->ref = ComputeReference(known);
+  judged->ref = ComputeReference(known, reporting);
   judged->rules = cfg.rules;
   for (ControlState* c : endpoints) {
     c->penalty = Penalty(cfg.rules, c->Judged(), c->HasEvidence(), judged->ref, &c->failing);

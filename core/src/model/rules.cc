@@ -29,6 +29,11 @@ bool MetricValue(Metric m, const WindowStats& s, bool has_requests, double* out)
     *out = s.resources[i];
     return s.resource_known[i];
   }
+  if (m == Metric::kServerLatency) {
+    // The server's figure over every client's requests: no window of this client's needed.
+    *out = s.server_latency_ms;
+    return s.server_latency_known;
+  }
   if ((m == Metric::kErrorRate || m == Metric::kHttp5xxRate) && s.server_error_known) {
     // The server's own rate counts every client's requests, where this client's window may
     // hold a handful (in a fleet of thousands, none). The server sees no timeouts or refused
@@ -64,8 +69,17 @@ double Reference(Metric m, const ServiceReference& ref) {
 
 }  // namespace
 
-ServiceReference ComputeReference(const std::vector<const WindowStats*>& known) {
+ServiceReference ComputeReference(const std::vector<const WindowStats*>& known,
+                                  const std::vector<const WindowStats*>& reporting) {
   ServiceReference ref;
+  {
+    std::vector<double> v;
+    for (const WindowStats* s : reporting) {
+      if (s->server_latency_known) v.push_back(s->server_latency_ms);
+    }
+    ref.server_latency_count = static_cast<uint32_t>(v.size());
+    ref.server_latency_ms = LowerMedian(std::move(v));
+  }
   std::vector<double> p99, p95, mean;
   for (const WindowStats* s : known) {
     if (s->latency_samples == 0) continue;  // an endpoint that served nothing has no latency
@@ -96,7 +110,16 @@ ServiceReference ComputeReference(const std::vector<const WindowStats*>& known) 
   h.penalty = r.penalty;
   h.evaluated = MetricValue(r.metric, stats, has_requests, &h.value);
   double threshold = r.threshold >= 0 ? r.threshold : 0;
-  if (r.relative > 0) {
+  if (r.metric == Metric::kServerLatency) {
+    // As a margin is: judged against the fleet where at least two servers report (and their
+    // median is a pace: twice 0 ms would make every other figure slow); alone, by the absolute
+    // threshold, or not at all.
+    if (r.relative > 0 && ref.server_latency_count >= 2 && ref.server_latency_ms > 0) {
+      threshold = std::max(threshold, r.relative * ref.server_latency_ms);
+    } else if (r.threshold < 0) {
+      h.evaluated = false;
+    }
+  } else if (r.relative > 0) {
     // A relative rule needs the service reference; without it the rule cannot judge.
     if (!ref.known) h.evaluated = false;
     threshold = std::max(threshold, r.relative * Reference(r.metric, ref));

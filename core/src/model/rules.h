@@ -20,8 +20,16 @@ struct ServiceReference {
   std::array<double, kResources> resources{};
   std::array<bool, kResources> resource_known{};
   std::array<uint32_t, kResources> resource_count{};  // endpoints with a value for it
+  // The servers' own latency: the lower median over the endpoints whose server reported a
+  // fresh one, and how many did.
+  double server_latency_ms = 0;
+  uint32_t server_latency_count = 0;
 };
-ServiceReference ComputeReference(const std::vector<const WindowStats*>& known_endpoints);
+// `known_endpoints`: those with a window of results (the client's latency and resources).
+// `reporting`: every endpoint judged, for the servers' own figures, which need no window of
+// this client's: in a fleet of thousands no endpoint may have one.
+ServiceReference ComputeReference(const std::vector<const WindowStats*>& known_endpoints,
+                                  const std::vector<const WindowStats*>& reporting = {});
 
 struct RuleHit {
   Metric metric;

@@ -28,6 +28,10 @@ struct alignas(64) Endpoint {
   // In this client's subset of the service (config "subset"); always true without one. Only
   // the controller reads and writes it, under the service's mutex.
   bool in_subset = true;
+  // The server's latency the last cycle wrote into load.ewma_ms as its floor (0: none), so
+  // that the next can tell its own figure, which follows the server, from the client's (the
+  // controller's, under the service's mutex).
+  double server_latency_floor = 0;
 };
 
 }  // namespace weighted

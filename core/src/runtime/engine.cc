@@ -181,6 +181,10 @@ size_t Engine::RecordFromSource(std::string_view id, int resource, double value)
     ForEachService([&](Service& svc) { n += svc.RecordServerErrorRateById(id, value); });
     return n;
   }
+  if (resource == kSourceLatency) {
+    ForEachService([&](Service& svc) { n += svc.RecordServerLatencyById(id, value); });
+    return n;
+  }
   std::array<double, kResources> values{};
   values[resource] = value;
   ForEachService([&](Service& svc) { n += svc.RecordServerById(id, 1u << resource, values); });

@@ -28,7 +28,8 @@ bool SameSource(const Config::Sources::Prometheus& a, const Config::Sources::Pro
          a.stale_ms == b.stale_ms && a.label == b.label && a.queries.cpu == b.queries.cpu &&
          a.queries.memory == b.queries.memory && a.queries.thread_pool == b.queries.thread_pool &&
          a.queries.connection_pool == b.queries.connection_pool &&
-         a.queries.error_rate == b.queries.error_rate;
+         a.queries.error_rate == b.queries.error_rate &&
+         a.queries.latency_ms == b.queries.latency_ms;
 }
 
 // The source's reason JSON for its events.
@@ -66,7 +67,8 @@ std::optional<wt_event_type> SourceHealth::OnPoll(int64_t now, bool ok, const st
 }
 
 std::string ParseVector(std::string_view body, std::string_view label, bool cap,
-                        std::vector<std::pair<std::string, double>>* out, std::string* skipped) {
+                        std::vector<std::pair<std::string, double>>* out, std::string* skipped,
+                        double max_ms) {
   const nlohmann::json j = nlohmann::json::parse(body, nullptr, false);
   if (j.is_discarded() || !j.is_object()) return "the answer is not a JSON object";
   const auto status = j.find("status");
@@ -99,10 +101,15 @@ std::string ParseVector(std::string_view body, std::string_view label, bool cap,
     const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
     const bool number = ec == std::errc() && end == text.data() + text.size() && std::isfinite(v);
     if (number && cap && v > 1) v = 1;
-    if (!number || v < 0 || v > 1) {
+    const double max = max_ms > 0 ? max_ms : 1;
+    if (!number || v < 0 || v > max) {
       if (skipped->empty()) {
-        *skipped = fmt::format("{} = {} is not a fraction in [0, 1]",
-                               Quoted(id->get_ref<const std::string&>()), Quoted(text));
+        *skipped = max_ms > 0 ? fmt::format("{} = {} is not milliseconds in [0, {:g}]",
+                                            Quoted(id->get_ref<const std::string&>()),
+                                            Quoted(text), max_ms)
+                              : fmt::format("{} = {} is not a fraction in [0, 1]",
+                                            Quoted(id->get_ref<const std::string&>()),
+                                            Quoted(text));
       }
       continue;
     }
@@ -159,21 +166,24 @@ std::optional<SourceView> PrometheusSource::View() const {
 }
 
 std::string PrometheusSource::Poll(const Config::Sources::Prometheus& cfg, HttpGet& http) {
-  // By RecordFn index: the resources, then the error rate (kSourceErrorRate).
-  const std::string* queries[kResources + 1] = {&cfg.queries.cpu, &cfg.queries.memory,
-                                                &cfg.queries.thread_pool,
-                                                &cfg.queries.connection_pool,
-                                                &cfg.queries.error_rate};
+  // By RecordFn index: the resources, the error rate (kSourceErrorRate), the latency
+  // (kSourceLatency).
+  const std::string* queries[kSourceLatency + 1] = {
+      &cfg.queries.cpu,        &cfg.queries.memory,     &cfg.queries.thread_pool,
+      &cfg.queries.connection_pool, &cfg.queries.error_rate, &cfg.queries.latency_ms};
   std::string first_error;
   uint64_t series = 0, matched = 0;
   std::string base = cfg.url;
   while (!base.empty() && base.back() == '/') base.pop_back();
-  for (int i = 0; i <= kResources; ++i) {
+  for (int i = 0; i <= kSourceLatency; ++i) {
     if (queries[i]->empty() || stop_) continue;
     const auto fail = [&](const std::string& why) {
       if (first_error.empty()) {
         first_error = fmt::format("{} query: {}",
-                                  i == kSourceErrorRate ? "error_rate" : ResourceName(i), why);
+                                  i == kSourceErrorRate ? "error_rate"
+                                  : i == kSourceLatency ? "latency_ms"
+                                                        : ResourceName(i),
+                                  why);
       }
     };
     long status = 0;
@@ -188,7 +198,8 @@ std::string PrometheusSource::Poll(const Config::Sources::Prometheus& cfg, HttpG
     std::vector<std::pair<std::string, double>> values;
     std::string skipped;
     // Prometheus answers a bad query with 400 and a JSON error: ParseVector reads its message.
-    error = ParseVector(body, cfg.label, i == 0, &values, &skipped);
+    error = ParseVector(body, cfg.label, i == 0, &values, &skipped,
+                        i == kSourceLatency ? kMaxSourceLatencyMs : 0);
     if (error.empty() && status != 200) error = fmt::format("HTTP {}", status);
     if (!error.empty()) {
       fail(status == 200 ? error : fmt::format("HTTP {}: {}", status, error));

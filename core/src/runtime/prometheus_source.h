@@ -60,12 +60,17 @@ struct SourceView {
 // Parses a Prometheus /api/v1/query answer (an instant vector) into (label value, sample value)
 // pairs; returns "" or what was wrong with it. Samples that are not numbers in [0, 1] (NaN,
 // +Inf, a ratio over 1) are left out and named in *skipped; CPU over 1 counts as 1 (`cap`).
+// `max_ms` > 0: the samples are milliseconds in [0, max_ms] instead of fractions.
 std::string ParseVector(std::string_view body, std::string_view label, bool cap,
-                        std::vector<std::pair<std::string, double>>* out, std::string* skipped);
+                        std::vector<std::pair<std::string, double>>* out, std::string* skipped,
+                        double max_ms = 0);
 
 // What RecordFn's `resource` is for the error-rate query: not a resource, the fleet's view of
-// the server's failures.
+// the server's failures; and for the latency query, the server's service time in ms.
 inline constexpr int kSourceErrorRate = kResources;
+inline constexpr int kSourceLatency = kResources + 1;
+// The latency query's samples above this (an hour, limits.max_latency_ms's default) are absurd.
+inline constexpr double kMaxSourceLatencyMs = 3600.0 * 1000.0;
 
 class PrometheusSource {
  public:

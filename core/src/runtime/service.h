@@ -89,6 +89,8 @@ class Service {
                         const std::array<double, kResources>& values);
   // A server's error rate (a fraction) from a metric source, likewise.
   bool RecordServerErrorRateById(std::string_view id, double rate);
+  // The server's recent service time (ms) as a metric source reported it.
+  bool RecordServerLatencyById(std::string_view id, double ms);
   Status KeyOf(const char* where, std::string_view id, uint64_t* key);
   Status IdOf(const char* where, uint64_t key, std::string* id);
 

@@ -15,9 +15,12 @@ struct Snapshot {
   std::shared_ptr<const Membership> members;
   Schedule schedule;
   double max_latency_ms = 0;  // reports above are rejected as absurd
-  // Which named metrics of a server's load report are the pools (config's load_report).
-  std::string thread_pool_metric, connection_pool_metric;
-  LoadReportNames report_names() const { return {thread_pool_metric, connection_pool_metric}; }
+  // Which named metrics of a server's load report are the pools and the server's latency
+  // (config's load_report).
+  std::string thread_pool_metric, connection_pool_metric, latency_metric;
+  LoadReportNames report_names() const {
+    return {thread_pool_metric, connection_pool_metric, latency_metric, max_latency_ms};
+  }
 };
 
 }  // namespace weighted

@@ -84,6 +84,20 @@ bool HotStats::ServerErrorRate(int64_t now_ns, int64_t max_age_ns, double* rate)
   return true;
 }
 
+void HotStats::RecordServerLatency(double ms, int64_t now_ns) {
+  // One figure and its time, as the error rate: the latest report says what the server serves
+  // now. Two racing reports leave either, both current.
+  latency_bits_.store(std::bit_cast<uint64_t>(ms), std::memory_order_relaxed);
+  latency_at_.store(now_ns, std::memory_order_relaxed);
+}
+
+bool HotStats::ServerLatency(int64_t now_ns, int64_t max_age_ns, double* ms) const {
+  const int64_t at = latency_at_.load(std::memory_order_relaxed);
+  if (at == INT64_MIN || now_ns - at > max_age_ns) return false;
+  *ms = std::bit_cast<double>(latency_bits_.load(std::memory_order_relaxed));
+  return true;
+}
+
 HotStats::ServerRates HotStats::Rates() const {
   ServerRates r;
   const uint32_t p = rates_present_.load(std::memory_order_relaxed);

@@ -29,6 +29,11 @@ class HotStats {
   // The server's own error rate, from whichever came last: a load report's eps / rps (with
   // rps > 0) or a metric source's figure; false when neither is at most max_age_ns old.
   bool ServerErrorRate(int64_t now_ns, int64_t max_age_ns, double* rate) const;
+  // The server's own recent service time (ms): a load report's latency metric or a metric
+  // source's, whichever came last, at `now_ns`.
+  void RecordServerLatency(double ms, int64_t now_ns);
+  // The last one, false when it is older than max_age_ns (or none came).
+  bool ServerLatency(int64_t now_ns, int64_t max_age_ns, double* ms) const;
   void CountBadReport() { bad_reports_.fetch_add(1, std::memory_order_relaxed); }
   // When a server last reported `resource` (INT64_MIN: never), and the rates' last report.
   int64_t ServerReportedAt(int resource) const {
@@ -78,6 +83,8 @@ class HotStats {
   std::atomic<uint32_t> rates_present_{0};
   std::atomic<uint64_t> source_error_bits_{0};
   std::atomic<int64_t> source_error_at_{INT64_MIN};
+  std::atomic<uint64_t> latency_bits_{0};
+  std::atomic<int64_t> latency_at_{INT64_MIN};
   std::atomic<uint64_t> server_reports_{0}, bad_reports_{0};
 };
 

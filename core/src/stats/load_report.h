@@ -32,12 +32,19 @@ struct LoadReport {
   uint32_t present = 0;  // WT_RES_* bits, kReportRps, kReportEps
   std::array<double, kResources> resources{};  // fractions in [0, 1]
   double rps = 0, eps = 0;  // the server's own requests and errors per second
+  // The server's own recent service time (named_metrics.<load_report.latency_metric>), ms. Not
+  // a bit of `present`: that one is wt_load_report's, and the C ABI has no field for it.
+  bool has_latency = false;
+  double latency_ms = 0;
 };
 
-// Which named_metrics (or utilization) entries are the two pools (config's load_report).
+// Which named_metrics (or utilization) entries are the two pools, and which named_metrics entry
+// is the server's latency (config's load_report; empty: none is).
 struct LoadReportNames {
   std::string_view thread_pool;
   std::string_view connection_pool;
+  std::string_view latency = {};
+  double max_latency_ms = 3600.0 * 1000.0;  // limits.max_latency_ms: above it, refused
 };
 
 // Parses a header value (without the header's name). `where` names the caller for messages.

@@ -112,6 +112,7 @@ class Builder {
     entry_len_[entries_++] = static_cast<uint16_t>(key.size());
     if (!(v >= 0 && v <= 1) || map == Field::kRequestCost) return Checked(map, key, v);
     if (const int pool = PoolOf(key); pool >= 0) Set(pool, v);
+    else if (map == Field::kNamed && IsLatency(key)) SetLatency(v);
     return true;
   }
 
@@ -122,6 +123,13 @@ class Builder {
   // The pool a named_metrics / utilization entry is, by the config's names; -1: neither.
   int PoolOf(std::string_view key) const {
     return key == names_.thread_pool ? 2 : key == names_.connection_pool ? 3 : -1;
+  }
+
+  // An empty name matches nothing: a map entry's name never is (EmptyName refuses it).
+  bool IsLatency(std::string_view key) const { return key == names_.latency; }
+  void SetLatency(double ms) {
+    out_.latency_ms = ms;
+    out_.has_latency = true;
   }
 
   void Set(int resource, double v) {
@@ -163,6 +171,18 @@ class Builder {
         return true;
       case Field::kNamed:
       case Field::kUtilization: {
+        if (field == Field::kNamed && IsLatency(key)) {
+          // Milliseconds, not a fraction: a negative or absurd time would skew the fleet's
+          // median that every endpoint's figure is judged against.
+          if (!(v >= 0 && v <= names_.max_latency_ms)) {
+            return Refuse(fmt::format("is the server's latency (load_report.latency_metric) and "
+                                      "must be milliseconds in [0, {:g}] (limits.max_latency_ms), "
+                                      "got {:g}",
+                                      names_.max_latency_ms, v));
+          }
+          SetLatency(v);
+          return true;
+        }
         const int pool = PoolOf(key);
         if (field == Field::kUtilization && v > 1) {
           return Refuse(fmt::format("must be a fraction in [0, 1], got {:g}", v));

@@ -37,6 +37,10 @@ struct WindowStats {
   // metric source), fresh within load_report.max_age_ms at the cycle; see HotStats.
   double server_error_rate = 0;
   bool server_error_known = false;
+  // The server's own recent service time (ms, load_report.latency_metric or the metric
+  // source's latency_ms query), fresh within load_report.max_age_ms at the cycle.
+  double server_latency_ms = 0;
+  bool server_latency_known = false;
   double Rate(int outcome) const { return requests ? double(outcomes[outcome]) / requests : 0; }
 };
 

@@ -72,6 +72,9 @@ class Backend {
   double busy_ns_ = 0;  // integral of busy workers over time in this interval
   int64_t answered_ = 0;
   int64_t failed_ = 0;
+  double service_ms_ = 0;  // service times of requests started in this interval
+  int64_t started_ = 0;
+  double last_latency_ms_ = 0;
 };
 
 }  // namespace weighted_sim

@@ -37,6 +37,10 @@ struct BackendReport {
   double memory = 0;
   double qps = 0;
   double eps = 0;
+  // Mean service time (ms) of the requests that started on a worker in the interval, queueing
+  // left out: what a server's filter around its handler measures. The last interval's figure
+  // when none started.
+  double latency_ms = 0;
 };
 
 struct Completion {

@@ -46,7 +46,9 @@ public class LoadReportAutoConfiguration {
     };
     LoadSampler s = new LoadSampler(props.getInterval().toNanos(), System::nanoTime,
         PlatformFigures.processCpu(), PlatformFigures.heap(), connections,
-        props.getThreadPoolMetric(), props.getConnectionPoolMetric());
+        props.getThreadPoolMetric(), props.getConnectionPoolMetric(),
+        props.getLatencyMetric() == null || props.getLatencyMetric().isEmpty()
+            ? null : props.getLatencyMetric());
     watcher.attach(s);
     return s;
   }

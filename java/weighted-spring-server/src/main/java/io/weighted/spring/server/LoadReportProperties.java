@@ -4,9 +4,9 @@ import java.time.Duration;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 
 /**
- * {@code weighted.server.load-report.*}: the header every response carries. The two metric names
- * must match the clients' config (load_report.thread_pool_metric and connection_pool_metric in
- * the shared JSON; both default to these).
+ * {@code weighted.server.load-report.*}: the header every response carries. The metric names
+ * must match the clients' config (load_report.thread_pool_metric, connection_pool_metric and
+ * latency_metric in the shared JSON; all default to these).
  */
 @ConfigurationProperties(prefix = "weighted.server.load-report")
 public class LoadReportProperties {
@@ -16,6 +16,8 @@ public class LoadReportProperties {
   private Duration interval = Duration.ofSeconds(1);
   private String threadPoolMetric = "thread_pool";
   private String connectionPoolMetric = "connection_pool";
+  /** The server's mean service time in ms since the last sample; empty: not sent. */
+  private String latencyMetric = "latency_ms";
 
   public boolean isEnabled() {
     return enabled;
@@ -47,5 +49,13 @@ public class LoadReportProperties {
 
   public void setConnectionPoolMetric(String connectionPoolMetric) {
     this.connectionPoolMetric = connectionPoolMetric;
+  }
+
+  public String getLatencyMetric() {
+    return latencyMetric;
+  }
+
+  public void setLatencyMetric(String latencyMetric) {
+    this.latencyMetric = latencyMetric;
   }
 }

@@ -30,21 +30,21 @@ public class LoadReportServletFilter extends OncePerRequestFilter implements Ord
   @Override
   protected void doFilterInternal(HttpServletRequest request, HttpServletResponse response,
       FilterChain chain) throws ServletException, IOException {
-    sampler.begin();
+    long started = sampler.begin();
     boolean ended = false;
     try {
       response.setHeader(LoadSampler.HEADER, sampler.header());
       chain.doFilter(request, response);
       if (request.isAsyncStarted()) {
-        request.getAsyncContext().addListener(new End(response));
+        request.getAsyncContext().addListener(new End(response, started));
       } else {
         ended = true;
-        sampler.end(response.getStatus());
+        sampler.end(response.getStatus(), started);
       }
     } catch (IOException | ServletException | RuntimeException | Error e) {
       if (!ended) {
         ended = true;
-        sampler.end(500);
+        sampler.end(500, started);
       }
       throw e;
     }
@@ -52,16 +52,18 @@ public class LoadReportServletFilter extends OncePerRequestFilter implements Ord
 
   private final class End implements AsyncListener {
     private final HttpServletResponse response;
+    private final long started;
     private boolean done;
 
-    End(HttpServletResponse response) {
+    End(HttpServletResponse response, long started) {
       this.response = response;
+      this.started = started;
     }
 
     private synchronized void end(int status) {
       if (!done) {
         done = true;
-        sampler.end(status);
+        sampler.end(status, started);
       }
     }
 

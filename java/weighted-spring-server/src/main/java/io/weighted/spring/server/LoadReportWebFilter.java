@@ -23,12 +23,12 @@ public class LoadReportWebFilter implements WebFilter, Ordered {
 
   @Override
   public Mono<Void> filter(ServerWebExchange exchange, WebFilterChain chain) {
-    sampler.begin();
+    long started = sampler.begin();
     exchange.getResponse().getHeaders().set(LoadSampler.HEADER, sampler.header());
     return chain.filter(exchange).doFinally(signal -> {
       HttpStatusCode status = exchange.getResponse().getStatusCode();
       int code = status != null ? status.value() : signal == SignalType.ON_ERROR ? 500 : 200;
-      sampler.end(signal == SignalType.CANCEL && status == null ? 499 : code);
+      sampler.end(signal == SignalType.CANCEL && status == null ? 499 : code, started);
     });
   }
 }

@@ -17,6 +17,12 @@ import java.util.function.LongSupplier;
  * server's own pool says at the sample and the most requests this server had in progress at
  * once since the previous one, over the pool's size: a pool that filled between two samples was
  * full. rps and eps are this server's own since the previous sample; an error is a 5xx.
+ *
+ * <p>{@code named_metrics.<latency name>} (default {@code latency_ms}) is the mean time in ms
+ * from {@link #begin} to {@link #end(int, long)} of the requests that ended since the previous
+ * sample, or the previous figure when none did: the server's own service time over every
+ * client's requests, which the engine's {@code server_latency} rule judges against the fleet's
+ * (a client of thousands hears from one server too rarely to measure it).
  */
 public final class LoadSampler {
   /** The response header, as gRPC, Envoy and vLLM name it over HTTP. */
@@ -44,28 +50,49 @@ public final class LoadSampler {
   private final Figure connectionPool;
   private final String threadPoolName;
   private final String connectionPoolName;
+  private final String latencyName;
   private volatile Pool pool;
 
   private final AtomicInteger inFlight = new AtomicInteger();
   private final AtomicInteger peak = new AtomicInteger();
   private final AtomicLong requests = new AtomicLong();
   private final AtomicLong errors = new AtomicLong();
+  private final AtomicLong servedNanos = new AtomicLong();
+  private final AtomicLong timed = new AtomicLong();
+  private volatile double latencyMs = Double.NaN;  // the last sample's mean that had requests
   private final AtomicLong due;
   private volatile long since;
   private volatile String header = "TEXT ";
 
+  /** The latency under its default name, {@code latency_ms}. */
   public LoadSampler(long intervalNanos, LongSupplier nanoClock, Figure cpu, Figure memory,
       Figure connectionPool, String threadPoolName, String connectionPoolName) {
+    this(intervalNanos, nanoClock, cpu, memory, connectionPool, threadPoolName,
+        connectionPoolName, "latency_ms");
+  }
+
+  /** {@code latencyName} null: the latency is not sent. */
+  public LoadSampler(long intervalNanos, LongSupplier nanoClock, Figure cpu, Figure memory,
+      Figure connectionPool, String threadPoolName, String connectionPoolName,
+      String latencyName) {
     if (intervalNanos <= 0) {
       throw new IllegalArgumentException("the sampling interval must be positive, got "
           + intervalNanos + " ns");
     }
-    for (String n : new String[] {threadPoolName, connectionPoolName}) {
+    String[] names = latencyName == null
+        ? new String[] {threadPoolName, connectionPoolName}
+        : new String[] {threadPoolName, connectionPoolName, latencyName};
+    for (String n : names) {
       if (n == null || n.isEmpty() || n.chars().anyMatch(c -> c <= ' ' || c == ',' || c == '='
           || c > 126)) {
         throw new IllegalArgumentException("\"" + n + "\" cannot be a named_metrics name");
       }
     }
+    if (java.util.Arrays.stream(names).distinct().count() != names.length) {
+      throw new IllegalArgumentException("the named metrics " + java.util.Arrays.toString(names)
+          + " must differ: one entry cannot carry two figures");
+    }
+    this.latencyName = latencyName;
     this.intervalNanos = intervalNanos;
     this.nanoClock = nanoClock;
     this.cpu = cpu;
@@ -87,18 +114,31 @@ public final class LoadSampler {
     return pool;
   }
 
-  /** A request begins: call {@link #end} once when its response is complete. */
-  public void begin() {
+  /**
+   * A request begins: call {@link #end(int, long)} once with the time returned when its response
+   * is complete.
+   */
+  public long begin() {
+    long started = nanoClock.getAsLong();
     int n = inFlight.incrementAndGet();
     peak.accumulateAndGet(n, Math::max);
+    return started;
   }
 
+  /** A request ended, untimed (its status only). */
   public void end(int status) {
     inFlight.decrementAndGet();
     requests.incrementAndGet();
     if (status >= 500) {
       errors.incrementAndGet();
     }
+  }
+
+  /** A request that {@link #begin} returned {@code startedNanos} for ended. */
+  public void end(int status, long startedNanos) {
+    servedNanos.addAndGet(Math.max(0, nanoClock.getAsLong() - startedNanos));
+    timed.incrementAndGet();
+    end(status);
   }
 
   /** The header's value for the response being sent now. */
@@ -131,6 +171,18 @@ public final class LoadSampler {
     if (seconds > 0 && n > 0) {
       append(b, "rps_fractional", n / seconds);
       append(b, "eps", e / seconds);
+    }
+    // A request ending between the two reads counts in the next sample's mean, or in this one
+    // with the next one's time: either way a mean of real service times.
+    long t = timed.getAndSet(0);
+    long ns = servedNanos.getAndSet(0);
+    if (t > 0) {
+      latencyMs = ns / 1e6 / t;
+    }
+    // An idle interval repeats the last figure: a server every client has drained is still as
+    // slow as it last was, and its silence must not bring the fleet back at once.
+    if (latencyName != null) {
+      append(b, "named_metrics." + latencyName, latencyMs);
     }
     if (b.charAt(b.length() - 2) == ',') {
       b.setLength(b.length() - 2);

@@ -174,6 +174,9 @@ class BackendsTest {
         .isIn("tomcat", "netty");
     // A 404 gets the header too: every response, not only the application's.
     assertThat(header(servlet, "/nowhere")).startsWith("TEXT ");
+    // The requests served so far, timed by either filter: the server's own latency.
+    await(headerContains(servlet, "named_metrics.latency_ms="), "the servlet's latency");
+    await(headerContains(reactive, "named_metrics.latency_ms="), "the WebFlux latency");
   }
 
   @Test

@@ -69,6 +69,43 @@ class LoadSamplerTest {
   }
 
   @Test
+  void timedRequestsGiveTheServersMeanLatencyAndAnIdleIntervalKeepsIt() {
+    LoadSampler s = sampler();
+    assertThat(s.header()).doesNotContain("latency_ms");  // nothing served yet
+    for (long ms : new long[] {20, 40}) {
+      long started = s.begin();
+      nanos.addAndGet(ms * 1_000_000L);
+      s.end(200, started);
+    }
+    nanos.addAndGet(1_000_000_000L);
+    assertThat(s.header()).endsWith("named_metrics.latency_ms=30.00");
+    nanos.addAndGet(1_000_000_000L);  // idle: the last figure stands, the rates go
+    assertThat(s.header()).isEqualTo(
+        "TEXT cpu_utilization=0.2500, mem_utilization=0.5000, named_metrics.latency_ms=30.00");
+    long started = s.begin();
+    nanos.addAndGet(500_000_000L);
+    s.end(503, started);
+    nanos.addAndGet(1_000_000_000L);
+    assertThat(s.header()).contains("eps=").endsWith("named_metrics.latency_ms=500.0");
+  }
+
+  @Test
+  void theLatencyCanBeRenamedOrLeftOut() {
+    LoadSampler renamed = new LoadSampler(1, nanos::get, () -> cpu, () -> heap, () -> connections,
+        "thread_pool", "connection_pool", "service_ms");
+    renamed.end(200, renamed.begin() - 10_000_000L);
+    nanos.addAndGet(1);
+    assertThat(renamed.header()).endsWith("named_metrics.service_ms=10.00");
+    LoadSampler none = new LoadSampler(1, nanos::get, () -> cpu, () -> heap, () -> connections,
+        "thread_pool", "connection_pool", null);
+    none.end(200, none.begin() - 10_000_000L);
+    nanos.addAndGet(1);
+    assertThat(none.header()).doesNotContain("named_metrics");
+    assertThatThrownBy(() -> new LoadSampler(1, nanos::get, () -> 0, () -> 0, () -> 0, "a", "b",
+        "a")).hasMessageContaining("must differ");
+  }
+
+  @Test
   void refusesWhatWouldMakeABadHeader() {
     assertThatThrownBy(() -> new LoadSampler(0, nanos::get, () -> 0, () -> 0, () -> 0, "a", "b"))
         .hasMessageContaining("interval must be positive, got 0 ns");
