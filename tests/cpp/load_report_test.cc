@@ -437,6 +437,21 @@ TEST_F(Reports, ParseCallUsesTheEnginesPoolNames) {
   EXPECT_EQ(wt_engine_parse_load_report(h.engine(), nullptr, 0, &r), WT_ERR_INVALID_ARGUMENT);
 }
 
+TEST_F(Reports, ParseCallChecksTheServersLatencyAsRecordingDoes) {
+  // A header the parse accepts is one a response may carry: the server's latency (named by
+  // load_report.latency_metric) is checked by the same rule, though the struct has no field for it.
+  wt_load_report r = WT_LOAD_REPORT_INIT;
+  const std::string bad = "TEXT cpu_utilization=0.5, named_metrics.latency_ms=-3";
+  EXPECT_EQ(wt_engine_parse_load_report(h.engine(), bad.data(), bad.size(), &r),
+            WT_ERR_BAD_LOAD_REPORT);
+  EXPECT_NE(std::string(wt_last_error()).find("latency_metric"), std::string::npos)
+      << wt_last_error();
+  const std::string good = "TEXT cpu_utilization=0.5, named_metrics.latency_ms=40";
+  ASSERT_EQ(wt_engine_parse_load_report(h.engine(), good.data(), good.size(), &r), WT_OK)
+      << wt_last_error();
+  EXPECT_EQ(r.present, unsigned(WT_RES_CPU));
+}
+
 TEST_F(Reports, ServerReportsFireTheResourceRule) {
   Traffic(12, [](const std::string& id) {
     return std::string("TEXT named_metrics.thread_pool=") + (id == "a" ? "0.95" : "0.2");

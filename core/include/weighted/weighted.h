@@ -409,8 +409,11 @@ typedef struct wt_load_report {
 } wt_load_report;
 #define WT_LOAD_REPORT_INIT {sizeof(wt_load_report), 0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0}
 
-/* Parses a header value under the engine's config (which named metrics are the pools) without
- * recording anything. WT_ERR_BAD_LOAD_REPORT names the entry, its byte offset and the reason. */
+/* Parses a header value under the engine's config (which named metrics are the pools and the
+ * server's latency, load_report.latency_metric) without recording anything, accepting exactly
+ * what recording accepts: the latency is checked (milliseconds within limits.max_latency_ms)
+ * though this struct has no field for it. WT_ERR_BAD_LOAD_REPORT names the entry, its byte
+ * offset and the reason. */
 WT_API wt_status wt_engine_parse_load_report(wt_engine* engine, const char* header, size_t len,
                                              wt_load_report* out);
 

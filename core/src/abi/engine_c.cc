@@ -151,9 +151,12 @@ WT_API wt_status wt_engine_parse_load_report(wt_engine* engine, const char* head
     if (!s.ok()) return s;
     const auto cfg = AsEngine(engine)->config();
     LoadReport r;
+    // The same names and bounds as recording uses, so that a header this accepts is one a
+    // response may carry (the server's latency is checked, though the struct has no field for it).
     s = ParseLoadReport(where, std::string_view(header, len),
                         {cfg->load_report.thread_pool_metric,
-                         cfg->load_report.connection_pool_metric},
+                         cfg->load_report.connection_pool_metric,
+                         cfg->load_report.latency_metric, cfg->limits.max_latency_ms},
                         &r);
     if (!s.ok()) return s;
     out->present = r.present;
