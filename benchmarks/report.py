@@ -236,6 +236,19 @@ def load_aware_tables(core, w):
     w("")
 
 
+def not_run(w, section: str, prev) -> None:
+    """A suite that did not run: its section of the previous page (marked as kept), or a line
+    saying it was not measured."""
+    if section:
+        if not section.startswith("Not run this time"):
+            w(f"Not run this time; {prev.kept()}:")
+            w("")
+        w(section)
+    else:
+        w("Not measured in this run (the suite was skipped or failed; see the make output).")
+    w("")
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--core")
@@ -469,15 +482,8 @@ def main():
             w(f"- Ribbon: weighted rule / RoundRobinRule = {wr['median'] / rr['median']:.2f}, "
               f"/ WeightedResponseTimeRule = {wr['median'] / wrt['median']:.2f}")
         w("")
-    elif prev.java:
-        if not prev.java.startswith("Not run this time"):
-            w(f"Not run this time; {prev.kept()}:")
-            w("")
-        w(prev.java)
-        w("")
     else:
-        w("Not measured in this run (the suite was skipped or failed; see the make output).")
-        w("")
+        not_run(w, prev.java, prev)
 
     # ---- Python ----
     w("## Python (pytest-benchmark)")
@@ -489,15 +495,8 @@ def main():
             b = py.get(base) if base else None
             w(f"| `{k}` | {fmt_ns(v)} | {ratio(v, b[0]) if b else '-'} | {f'`{base}`' if base else '(a baseline)'} |")
         w("")
-    elif prev.python:
-        if not prev.python.startswith("Not run this time"):
-            w(f"Not run this time; {prev.kept()}:")
-            w("")
-        w(prev.python)
-        w("")
     else:
-        w("Not measured in this run (the suite was skipped or failed; see the make output).")
-        w("")
+        not_run(w, prev.python, prev)
 
     if a.notes and os.path.exists(a.notes):
         w(open(a.notes).read().rstrip())

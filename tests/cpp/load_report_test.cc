@@ -11,6 +11,7 @@
 #include <gtest/gtest.h>
 
 #include "harness.h"
+#include "load_report_parse.h"
 #include "stats/load_report.h"
 
 namespace weighted {
@@ -22,20 +23,10 @@ using testing::json;
 const LoadReportNames kNames{"thread_pool", "connection_pool"};
 
 LoadReport MustParse(std::string_view header, const LoadReportNames& names = kNames) {
-  LoadReport r;
-  Status s = ParseLoadReport("test", header, names, &r);
-  EXPECT_TRUE(s.ok()) << s.message();
-  return r;
+  return testing::MustParse(header, names);
 }
 
-std::string Error(std::string_view header) {
-  LoadReport r;
-  r.present = 0xdead;  // must stay untouched on failure
-  Status s = ParseLoadReport("test", header, kNames, &r);
-  EXPECT_EQ(s.code(), WT_ERR_BAD_LOAD_REPORT) << header;
-  EXPECT_EQ(r.present, 0xdeadu) << header;
-  return s.message();
-}
+std::string Error(std::string_view header) { return testing::ParseError(header, kNames); }
 
 TEST(LoadReportParse, TextWithEveryStandardField) {
   const LoadReport r = MustParse(

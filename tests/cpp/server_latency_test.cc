@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include "harness.h"
+#include "load_report_parse.h"
 #include "runtime/prometheus_source.h"
 #include "stats/load_report.h"
 
@@ -22,19 +23,10 @@ constexpr int64_t kSecond = 1'000'000'000;
 const LoadReportNames kNames{"thread_pool", "connection_pool", "latency_ms", 60000};
 
 LoadReport MustParse(std::string_view header, const LoadReportNames& names = kNames) {
-  LoadReport r;
-  Status s = ParseLoadReport("test", header, names, &r);
-  EXPECT_TRUE(s.ok()) << s.message();
-  return r;
+  return testing::MustParse(header, names);
 }
 
-std::string Error(std::string_view header) {
-  LoadReport r;
-  Status s = ParseLoadReport("test", header, kNames, &r);
-  EXPECT_EQ(s.code(), WT_ERR_BAD_LOAD_REPORT) << header;
-  EXPECT_FALSE(r.has_latency) << header;
-  return s.message();
-}
+std::string Error(std::string_view header) { return testing::ParseError(header, kNames); }
 
 TEST(ServerLatencyParse, TheNamedMetricIsMillisecondsInEitherForm) {
   LoadReport r = MustParse("TEXT cpu_utilization=0.5, named_metrics.latency_ms=87.5");

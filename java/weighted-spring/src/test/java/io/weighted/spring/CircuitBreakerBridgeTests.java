@@ -98,17 +98,8 @@ class CircuitBreakerBridgeTests {
     for (int i = 0; i < 3; i++) {
       current.add(new DefaultServiceInstance("h" + i, "svc", "h" + i, 80, false));
     }
-    ServiceInstanceListSupplier changing = new ServiceInstanceListSupplier() {
-      @Override
-      public Flux<List<ServiceInstance>> get() {
-        return Flux.just(List.copyOf(current));
-      }
-
-      @Override
-      public String getServiceId() {
-        return "svc";
-      }
-    };
+    ServiceInstanceListSupplier changing =
+        EndpointSetChangeTests.supplier(() -> Flux.just(List.copyOf(current)));
     try (Engine engine = Engine.create("{\"seed\": 5}", ClockMode.MANUAL)) {
       WeightedLoadBalancer lb = new WeightedLoadBalancer(
           new SimpleObjectProvider<>(changing), "svc", engine, System::nanoTime, bridge);

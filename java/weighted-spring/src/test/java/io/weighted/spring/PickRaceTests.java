@@ -34,17 +34,8 @@ class PickRaceTests {
         instance("a4"));
     List<ServiceInstance> b = List.of(instance("b1"));
     AtomicReference<List<ServiceInstance>> live = new AtomicReference<>(a);
-    ServiceInstanceListSupplier churning = new ServiceInstanceListSupplier() {
-      @Override
-      public Flux<List<ServiceInstance>> get() {
-        return Flux.just(live.get());
-      }
-
-      @Override
-      public String getServiceId() {
-        return "svc";
-      }
-    };
+    ServiceInstanceListSupplier churning =
+        EndpointSetChangeTests.supplier(() -> Flux.just(live.get()));
     try (Engine engine = Engine.create("{\"seed\": 4, \"picker\": {\"mode\": \"weighted\"}}",
         ClockMode.MANUAL)) {
       WeightedLoadBalancer lb =

@@ -242,17 +242,8 @@ class WeightedLoadBalancerTests {
   @Test
   void discoveryChangesKeepStateOfEndpointsThatStay() {
     List<ServiceInstance> current = new ArrayList<>(List.of(instance("h1"), instance("h2")));
-    ServiceInstanceListSupplier changing = new ServiceInstanceListSupplier() {
-      @Override
-      public Flux<List<ServiceInstance>> get() {
-        return Flux.just(List.copyOf(current));
-      }
-
-      @Override
-      public String getServiceId() {
-        return "svc";
-      }
-    };
+    ServiceInstanceListSupplier changing =
+        EndpointSetChangeTests.supplier(() -> Flux.just(List.copyOf(current)));
     WeightedLoadBalancer lb =
         new WeightedLoadBalancer(new SimpleObjectProvider<>(changing), "svc", engine, nanos::get);
     WeightedServiceInstance s = (WeightedServiceInstance) lb.choose().block().getServer();
@@ -310,17 +301,8 @@ class WeightedLoadBalancerTests {
     List<ServiceInstance> b = List.of(instance("h3"), instance("h4"));
     java.util.concurrent.atomic.AtomicReference<List<ServiceInstance>> live =
         new java.util.concurrent.atomic.AtomicReference<>(a);
-    ServiceInstanceListSupplier churning = new ServiceInstanceListSupplier() {
-      @Override
-      public Flux<List<ServiceInstance>> get() {
-        return Flux.just(live.get());
-      }
-
-      @Override
-      public String getServiceId() {
-        return "svc";
-      }
-    };
+    ServiceInstanceListSupplier churning =
+        EndpointSetChangeTests.supplier(() -> Flux.just(live.get()));
     try (Engine la = Engine.create("{\"seed\": 4, \"picker\": {\"mode\": \"load_aware\"}}",
         ClockMode.MANUAL)) {
       WeightedLoadBalancer lb =
