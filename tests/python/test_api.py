@@ -113,7 +113,8 @@ def test_bad_endpoint_is_isolated_with_reasons_in_snapshot_and_events(engine, sv
     # The error rule is graded: failing half its requests weighs its full penalty, 1.
     assert a["state"] == "isolated" and a["penalty"] == pytest.approx(1.5)
     contributions = {r["metric"]: r["contribution"] for r in a["rules"]}
-    assert contributions == pytest.approx({"latency_p99": 0.3, "error_rate": 1.0, "cpu": 0.2})
+    assert contributions == pytest.approx(
+        {"latency_p99": 0.3, "error_rate": 1.0, "cpu": 0.2, "server_latency": 0.0})  # no server reports
     assert endpoint_view(engine, "orders", "b")["state"] == "healthy"
 
     isolated = [e for e in seen if e.type == weighted.EventType.ISOLATED]

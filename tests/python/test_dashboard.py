@@ -82,7 +82,8 @@ def test_live_view_follows_the_engine(engine, svc):
     a = view["services"][0]["endpoints"][0]
     assert (a["id"], a["state"], a["weight"]) == ("a", "isolated", 0)
     assert {r["metric"]: r["contribution"] for r in a["rules"]} == pytest.approx(
-        {"latency_p99": 0.3, "error_rate": 1.0, "cpu": 0.2})  # 50% errors: the graded rule's full 1
+        {"latency_p99": 0.3, "error_rate": 1.0, "cpu": 0.2,  # 50% errors: the graded rule's full 1
+         "server_latency": 0.0})  # no server reports its latency
     assert view["timeline"]["t"] == [5.0]
     assert view["timeline"]["series"]["orders/a"] == [0]
     assert [e["type"] for e in view["events"]] == ["isolated"]
