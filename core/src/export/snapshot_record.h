@@ -115,6 +115,11 @@ struct HitRecord {
 };
 static_assert(sizeof(HitRecord) == 32);
 
+// The marker before each service and after the last one, and an item's size padded to the
+// record's 8-byte grain (the writer and the reader share both).
+inline constexpr uint64_t kMoreServices = 1, kNoMoreServices = 0;
+inline size_t Padded(size_t n) { return (n + 7) / 8 * 8; }
+
 // Where a record goes: a fixed span (the state file's slot), or a string that grows. A span too
 // small keeps counting, so the caller learns the size it needs (overflow(), size()).
 class ByteSink {

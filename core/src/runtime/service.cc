@@ -1,4 +1,5 @@
 #include "runtime/service.h"
+#include "runtime/service_guard.h"
 
 #include <algorithm>
 #include <cmath>
@@ -55,16 +56,6 @@ bool JudgedSlowByServer(const Config& cfg, const ServiceReference& ref, const Co
   return false;
 }
 }  // namespace
-
-// Pins the current snapshot for one hot-path call.
-struct Service::Guarded {
-  explicit Guarded(Service& s)
-      : reader(s.reclaimer_.ThisThread()), guard(s.reclaimer_, reader),
-        snap(s.snapshot_.load(std::memory_order_seq_cst)) {}
-  Reclaimer::Reader& reader;
-  Reclaimer::Guard guard;
-  const Snapshot* snap;
-};
 
 Service::Service(std::string name, Engine& owner, Reclaimer& reclaimer, const Clock& clock,
                  const Config& cfg)
@@ -486,44 +477,6 @@ Status Service::ReportBatch(const char* where, wt_report* reports, size_t count,
   return first;
 }
 
-Status Service::ReportResources(const char* where, std::string_view id, uint32_t present,
-                                const double (&values)[kResources]) {
-  if (present & ~0xFu) {
-    return InvalidArgument(fmt::format("{}: unknown bits {:#x} in present", where, present & ~0xFu));
-  }
-  for (int i = 0; i < kResources; ++i) {
-    if ((present & (1u << i)) && !(values[i] >= 0 && values[i] <= 1)) {
-      return InvalidArgument(fmt::format("{}: {} must be a fraction in [0, 1], got {}", where,
-                                         ResourceName(i), values[i]));
-    }
-  }
-  Guarded g(*this);
-  Endpoint* ep = g.snap->members->Find(id);
-  if (!ep) {
-    return NotFound(fmt::format("{}: no endpoint {} in service {}", where, Quoted(id), Quoted(name_)));
-  }
-  ep->stats.RecordResources(present, values);
-  return Status::Ok();
-}
-
-Status Service::RecordLoad(const char* where, Endpoint* ep, std::string_view header,
-                          const Snapshot& snap) {
-  LoadReport r;
-  Status s = ParseLoadReport(where, header, snap.report_names(), &r);
-  if (!s.ok()) [[unlikely]] {
-    bad_load_reports_.fetch_add(1, std::memory_order_relaxed);
-    if (ep) ep->stats.CountBadReport();
-    return s;
-  }
-  if (ep) {
-    const int64_t now = clock_.NowNs();
-    ep->stats.RecordServerResources(r.present & 0xFu, r.resources, now);
-    ep->stats.RecordServerRates(r.present, r.rps, r.eps, now);
-    if (r.has_latency) ep->stats.RecordServerLatency(r.latency_ms, now);
-  }
-  return Status::Ok();
-}
-
 Status Service::FinishWithLoad(const char* where, const wt_pick& pick, double latency_ms,
                                int outcome, std::string_view header) {
   Guarded g(*this);
@@ -542,42 +495,6 @@ Status Service::FinishWithLoad(const char* where, const wt_pick& pick, double la
   Record(ep, latency_ms, outcome, *g.snap);
   if (header.empty()) return Status::Ok();
   return RecordLoad(where, ep, header, *g.snap);
-}
-
-Status Service::ReportLoadKey(const char* where, uint64_t key, std::string_view header) {
-  Guarded g(*this);
-  Endpoint* ep = g.snap->members->Find(key);
-  if (!ep) {
-    stale_reports_.fetch_add(1, std::memory_order_relaxed);
-    return {WT_ERR_STALE, fmt::format("{}: endpoint key {:#x} is not in service {}", where,
-                                      key, Quoted(name_))};
-  }
-  return RecordLoad(where, ep, header, *g.snap);
-}
-
-bool Service::RecordServerById(std::string_view id, uint32_t present,
-                               const std::array<double, kResources>& values) {
-  Guarded g(*this);
-  Endpoint* ep = g.snap->members->Find(id);
-  if (!ep) return false;
-  ep->stats.RecordServerResources(present, values, clock_.NowNs());
-  return true;
-}
-
-bool Service::RecordServerErrorRateById(std::string_view id, double rate) {
-  Guarded g(*this);
-  Endpoint* ep = g.snap->members->Find(id);
-  if (!ep) return false;
-  ep->stats.RecordServerErrorRate(rate, clock_.NowNs());
-  return true;
-}
-
-bool Service::RecordServerLatencyById(std::string_view id, double ms) {
-  Guarded g(*this);
-  Endpoint* ep = g.snap->members->Find(id);
-  if (!ep) return false;
-  ep->stats.RecordServerLatency(ms, clock_.NowNs());
-  return true;
 }
 
 Status Service::KeyOf(const char* where, std::string_view id, uint64_t* key) {

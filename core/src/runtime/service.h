@@ -122,6 +122,9 @@ class Service {
 
  private:
   struct Guarded;  // a pinned snapshot for the duration of a hot-path call
+  // Records into endpoint `id` of the current set, with the clock's now; false if there is none.
+  template <typename F>
+  bool WithEndpoint(std::string_view id, F&& record);
 
   void Publish(const Config& cfg, int64_t now, std::vector<PendingEvent>* events);
   // The cycle's step of the error budget's controller; `failures` of `results` this cycle.
